@@ -1,0 +1,110 @@
+"""Import benchmark: a JSONL(.gz) of papers into a fresh library, beside the physical limits.
+
+Measures, in one run: raw ``SentenceTransformer.encode`` throughput on the same texts (the
+limit on this machine), bm25s indexing alone, then the full ``Library.import_files`` (wall time,
+papers/s, peak RSS, disk size) and the time to open the finished library in a fresh process.
+
+Usage: python bench/bench_import.py PAPERS.jsonl.gz --library DIR [--limit N] [--out bench/out/x.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import itertools
+import json
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from citefinder.config import Settings, offline_environment
+
+
+def _records(path: Path, limit: int | None) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return [json.loads(l) for l in itertools.islice(f, limit)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("papers", type=Path)
+    ap.add_argument("--library", type=Path, required=True)
+    ap.add_argument("--limit", type=int, default=None, help="import only the first N papers")
+    ap.add_argument("--sample", type=int, default=1000, help="texts for the raw-encode baseline")
+    ap.add_argument("--max-seq-length", type=int, default=None)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    offline_environment()
+    from citefinder.library.bm25index import BM25Index, bm25_text
+    from citefinder.library.chroma_records import embedding_text
+    from citefinder.library.embedder import Embedder
+    from citefinder.library.store import Library
+    from citefinder.types import Paper
+
+    if args.library.exists() and any(args.library.iterdir()):
+        sys.exit(f"{args.library} is not empty; give a new folder")
+    overrides = {"library": args.library}
+    if args.max_seq_length:
+        overrides["embed_max_seq_length"] = args.max_seq_length
+    settings = Settings(**overrides)
+    src = args.papers
+    records = _records(src, args.limit)
+    if args.limit:
+        src = args.library.parent / f"{args.library.name}-input.jsonl"
+        src.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    papers = [Paper(r["doc_id"], r["title"], tuple(r.get("authors") or ()), r.get("year"), r.get("venue"),
+                    r.get("abstract") or "") for r in records]
+    result: dict = {"papers": len(papers), "machine": f"{platform.node()} {platform.machine()}",
+                    "max_seq_length": settings.embed_max_seq_length, "date": time.strftime("%Y-%m-%d")}
+
+    emb = Embedder(settings.embedder, settings.embed_max_seq_length, settings.embed_batch_size)
+    emb.encode(["warm up"])
+    sample = [embedding_text(p) for p in papers[: args.sample]]
+    t = time.perf_counter()
+    emb._load().encode(sample, batch_size=settings.embed_batch_size, show_progress_bar=False)
+    result["raw_encode_papers_per_s"] = len(sample) / (time.perf_counter() - t)
+
+    t = time.perf_counter()
+    BM25Index.build([p.doc_id for p in papers], [bm25_text(p) for p in papers])
+    result["bm25s_alone_s"] = time.perf_counter() - t
+
+    lib = Library.open(settings, embedder=emb)
+    t = time.perf_counter()
+    last = [0.0]
+
+    def progress(done: int, total: int | None) -> None:
+        if time.perf_counter() - last[0] > 30:
+            last[0] = time.perf_counter()
+            print(f"  {done}/{total} after {last[0] - t:.0f} s", file=sys.stderr, flush=True)
+
+    report = lib.import_files([src], progress=progress)
+    wall = time.perf_counter() - t
+    result.update(
+        import_wall_s=wall,
+        import_papers_per_s=report.added / wall,
+        added=report.added,
+        duplicates=report.duplicates,
+        failures=len(report.failures),
+        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        disk_mb=sum(f.stat().st_size for f in args.library.rglob("*") if f.is_file()) / 2**20,
+    )
+    opener = (
+        "import time,sys; t=time.perf_counter(); from citefinder.config import Settings, offline_environment; "
+        "offline_environment(); from citefinder.library.store import Library; "
+        f"l=Library.open(Settings(library={str(args.library)!r}, embed_max_seq_length={settings.embed_max_seq_length})); "
+        "n=l.count(); l.bm25_search('neural network', 5); print(time.perf_counter()-t)"
+    )
+    out = subprocess.run([sys.executable, "-c", opener], capture_output=True, text=True, check=True)
+    result["open_s"] = float(out.stdout.strip().splitlines()[-1])
+    print(json.dumps(result, indent=2))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

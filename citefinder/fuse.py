@@ -1,0 +1,155 @@
+"""Fusion of several rankings (BM25, dense, their variants) into one candidate list.
+
+Pure functions: they read the rankings and papers they are given and return new records.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from citefinder.types import Candidate, Hit, Paper, StageTrace
+
+FusionMethod = Literal["rrf", "max"]
+
+
+def _check_rank(list_name: str, hit: Hit) -> None:
+    if hit.rank < 1:
+        raise ValueError(f"ranks are 1-based: {list_name!r} gives {hit.doc_id!r} rank {hit.rank}")
+
+
+def _best_ranks(rankings: Mapping[str, Sequence[Hit]]) -> dict[str, int]:
+    best: dict[str, int] = {}
+    for name, hits in rankings.items():
+        for hit in hits:
+            _check_rank(name, hit)
+            best[hit.doc_id] = min(best.get(hit.doc_id, hit.rank), hit.rank)
+    return best
+
+
+def _order(scores: Mapping[str, float], best_rank: Mapping[str, int]) -> list[tuple[str, float]]:
+    # Deterministic ties: score desc, then best single rank asc, then doc_id asc.
+    return sorted(scores.items(), key=lambda item: (-item[1], best_rank[item[0]], item[0]))
+
+
+def rrf(rankings: Mapping[str, Sequence[Hit]], k: int = 60) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion: ``score(d) = Σ_lists 1 / (k + rank_list(d))`` with 1-based ranks.
+
+    Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual
+    Rank Learning Methods", SIGIR 2009 (k = 60 there). A document missing from a list adds
+    nothing for that list; a document listed twice in one list counts once, at its best rank.
+    Returns ``(doc_id, score)`` best first; ties broken by best single rank, then doc_id.
+    """
+    if k < 0:
+        raise ValueError(f"the RRF constant k must be >= 0, got {k}")
+    scores: dict[str, float] = {}
+    for name, hits in rankings.items():
+        seen: dict[str, int] = {}
+        for hit in hits:
+            _check_rank(name, hit)
+            seen[hit.doc_id] = min(seen.get(hit.doc_id, hit.rank), hit.rank)
+        for doc_id, rank in seen.items():
+            scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (k + rank)
+    return _order(scores, _best_ranks(rankings))
+
+
+def max_score(rankings: Mapping[str, Sequence[Hit]]) -> list[tuple[str, float]]:
+    """Max-score fusion: min-max normalise each list's scores to [0, 1], keep each document's max.
+
+    A list whose scores are all equal (or that holds one hit) normalises to 1.0. Same order
+    and tie rule as :func:`rrf`.
+    """
+    scores: dict[str, float] = {}
+    for hits in rankings.values():
+        if not hits:
+            continue
+        lo = min(h.score for h in hits)
+        hi = max(h.score for h in hits)
+        span = hi - lo
+        for hit in hits:
+            norm = (hit.score - lo) / span if span > 0 else 1.0
+            scores[hit.doc_id] = max(scores.get(hit.doc_id, 0.0), norm)
+    return _order(scores, _best_ranks(rankings))
+
+
+def fuse(rankings: Mapping[str, Sequence[Hit]], method: FusionMethod = "rrf", k: int = 60) -> list[tuple[str, float]]:
+    """Dispatch to :func:`rrf` or :func:`max_score`."""
+    if method == "rrf":
+        return rrf(rankings, k)
+    if method == "max":
+        return max_score(rankings)
+    raise ValueError(f"unknown fusion method {method!r}: use 'rrf' or 'max' (setting CITEFINDER_FUSION)")
+
+
+def confidence(score: float, n_lists: int, k: int = 60) -> float:
+    """Normalised RRF in [0, 1]: ``score / (n_lists / (k + 1))``; 1.0 means rank 1 in every list."""
+    if n_lists <= 0:
+        return 0.0
+    return min(1.0, max(0.0, score * (k + 1) / n_lists))
+
+
+def fused_confidences(
+    candidates: Sequence[Candidate], *, method: FusionMethod, n_lists: int, k: int = 60
+) -> dict[str, float]:
+    """Confidence of each candidate from its "fused" score (max-score is already in [0, 1])."""
+    out: dict[str, float] = {}
+    for cand in candidates:
+        fused = cand.stage("fused")
+        if fused is None:
+            out[cand.doc_id] = 0.0
+        elif method == "rrf":
+            out[cand.doc_id] = confidence(fused.score, n_lists, k)
+        else:
+            out[cand.doc_id] = min(1.0, max(0.0, fused.score))
+    return out
+
+
+def fuse_candidates(
+    papers_by_id: Mapping[str, Paper],
+    rankings: Mapping[str, Sequence[Hit]],
+    method: FusionMethod = "rrf",
+    k: int = 60,
+    *,
+    limit: int | None = None,
+) -> tuple[tuple[Candidate, ...], StageTrace]:
+    """Fuse ``rankings`` into Candidates that keep one StageScore per list plus "fused".
+
+    Only documents found in ``papers_by_id`` become candidates (others are listed in the
+    trace as missing); ``limit`` caps the fused list before papers are looked up.
+    """
+    start = time.perf_counter()
+    fused = fuse(rankings, method, k)
+    head = fused if limit is None else fused[:limit]
+    per_list: dict[str, dict[str, Hit]] = {}
+    for name, hits in rankings.items():
+        best: dict[str, Hit] = {}
+        for hit in hits:
+            if hit.doc_id not in best or hit.rank < best[hit.doc_id].rank:
+                best[hit.doc_id] = hit
+        per_list[name] = best
+
+    candidates: list[Candidate] = []
+    missing: list[str] = []
+    for doc_id, score in head:
+        paper = papers_by_id.get(doc_id)
+        if paper is None:
+            missing.append(doc_id)
+            continue
+        cand = Candidate(paper)
+        for name, best in per_list.items():
+            if doc_id in best:
+                cand = cand.with_score(name, best[doc_id].rank, best[doc_id].score)
+        candidates.append(cand.with_score("fused", len(candidates) + 1, score))
+
+    trace = StageTrace(
+        agent="fuse",
+        status="ok",
+        message=f"{method} fusion of {len(rankings)} lists: {len(fused)} documents, kept {len(candidates)}",
+        inputs={"lists": {name: len(hits) for name, hits in rankings.items()}},
+        params={"method": method, "k": k, "n_lists": len(rankings), "limit": limit},
+        top=tuple(Hit(c.doc_id, i + 1, c.stage("fused").score) for i, c in enumerate(candidates)),  # type: ignore[union-attr]
+        elapsed_s=time.perf_counter() - start,
+        details={"fused_total": len(fused), "missing": missing},
+    )
+    return tuple(candidates), trace

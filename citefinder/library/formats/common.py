@@ -1,0 +1,111 @@
+"""Helpers shared by the format readers: decoding unknown text encodings and building a Paper."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import replace
+from typing import Any, Iterable
+
+from citefinder.library.dedupe import arxiv_id_from_doi, make_doc_id, normalize_arxiv_id, normalize_doi
+from citefinder.types import Paper
+
+logger = logging.getLogger(__name__)
+
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")
+_ARXIV_IN_TEXT = re.compile(
+    r"arxiv(?:\.org/(?:abs|pdf)/|\s*:\s*|\s+preprint\s+(?:arxiv\s*:\s*)?)"
+    r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)",
+    re.IGNORECASE,
+)
+_NOT_AUTHORS = {"others", "et al.", "et al", "and others"}
+
+
+class RecordError(ValueError):
+    """A record that cannot become a Paper; the message is the reason shown to the user."""
+
+
+def decode_text(data: bytes) -> str:
+    """Decode bytes of unknown encoding: UTF-16 (with BOM), UTF-8 (with or without BOM),
+    then cp1252, then latin-1 (which never fails)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
+
+
+def clean_space(text: Any) -> str:
+    """``text`` as a string with runs of whitespace collapsed to one space."""
+    if text is None:
+        return ""
+    return " ".join(str(text).split())
+
+
+def parse_year(value: Any) -> int | None:
+    """The first plausible year in ``value`` (``2019``, ``"2019-06-01"``, ``"June 2019"``), else None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return int(value) if 1500 <= value <= 2199 else None
+    m = _YEAR.search(str(value))
+    return int(m.group(1)) if m else None
+
+
+def arxiv_id_in_text(text: str | None) -> str | None:
+    """An arXiv id written as ``arXiv:1706.03762``, ``arXiv preprint arXiv:...`` or an arxiv.org URL."""
+    m = _ARXIV_IN_TEXT.search(text or "")
+    return normalize_arxiv_id(m.group(1)) if m else None
+
+
+def build_paper(
+    source: str,
+    *,
+    title: Any,
+    authors: Iterable[Any] = (),
+    year: Any = None,
+    venue: Any = None,
+    abstract: Any = None,
+    doi: Any = None,
+    arxiv_id: Any = None,
+    url: Any = None,
+    entry_type: str | None = None,
+    doc_id: Any = None,
+) -> Paper:
+    """A validated Paper from loosely typed fields; raises RecordError when there is no title.
+
+    DOIs and arXiv ids are normalised (an arXiv DOI or arxiv.org URL also gives the arXiv id);
+    ``doc_id`` is kept when given, else made by :func:`make_doc_id`.
+    """
+    title = clean_space(title)
+    if not title:
+        raise RecordError("has no title")
+    names = tuple(n for n in (clean_space(a) for a in authors if a) if n and n.lower() not in _NOT_AUTHORS)
+    norm_doi = normalize_doi(str(doi)) if doi else None
+    if doi and not norm_doi:
+        logger.debug("%s: ignoring malformed DOI %r", source, doi)
+    url = clean_space(url) or None
+    norm_arxiv = (
+        normalize_arxiv_id(str(arxiv_id)) if arxiv_id else None
+    ) or arxiv_id_from_doi(norm_doi) or arxiv_id_in_text(url)
+    paper = Paper(
+        doc_id="",
+        title=title,
+        authors=names,
+        year=parse_year(year),
+        venue=clean_space(venue) or None,
+        abstract=clean_space(abstract),
+        doi=norm_doi,
+        arxiv_id=norm_arxiv,
+        url=url,
+        entry_type=(entry_type or None),
+        source=source,
+    )
+    given = clean_space(doc_id)
+    return replace(paper, doc_id=given or make_doc_id(paper))

@@ -1,0 +1,362 @@
+"""The paper library: a folder holding a Chroma store (papers, metadata, vectors) and the BM25
+index beside it. The same code drives an embedded ``PersistentClient`` and a ``chroma run``
+server (``HttpClient``); only the client differs.
+
+Writes go to Chroma in batches, so a killed import keeps every fully written batch; the BM25
+index is derived from what Chroma holds and is rebuilt whenever it does not match.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from citefinder.config import Settings
+from citefinder.errors import EmbedderMismatchError, LibraryError
+from citefinder.library.bm25index import BM25Index, bm25_text
+from citefinder.library.chroma_records import embedding_text, from_record, to_metadata
+from citefinder.library.dedupe import dedupe_keys, normalize_title
+from citefinder.library.embedder import CitefinderEmbeddingFunction, Embedder
+from citefinder.types import Hit, ImportFailure, ImportReport, Paper
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, "int | None"], None]
+
+MANIFEST = "library.json"
+BM25_DIR = "bm25"
+CHROMA_DIR = "chroma"
+WRITE_BATCH = 256
+_PAGE = 5000
+
+
+class Library:
+    """Open with :meth:`open`. Thread-safe for concurrent readers; writes are serialised."""
+
+    def __init__(self, settings: Settings, client: Any, collection: Any, embedder: Embedder) -> None:
+        self.settings = settings
+        self.path = Path(settings.library)
+        self.embedder = embedder
+        self._client = client
+        self._collection = collection
+        self._write_lock = threading.RLock()
+        self._bm25: BM25Index | None = None
+        self._keys: dict[str, str] | None = None  # dedupe key -> doc_id, built on first write
+
+    # --- opening --------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, settings: Settings, *, embedder: Embedder | None = None) -> "Library":
+        """Open (or create) the library folder named by ``settings.library``."""
+        path = Path(settings.library)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise LibraryError(f"Cannot create the library folder {path}: {e}") from e
+        embedder = embedder or Embedder(settings.embedder, settings.embed_max_seq_length, settings.embed_batch_size)
+        manifest = _read_manifest(path)
+        _check_embedder(path, manifest, embedder)
+        client = _make_client(settings, path)
+        ef = CitefinderEmbeddingFunction(embedder)
+        try:
+            collection = client.get_or_create_collection(
+                settings.collection,
+                embedding_function=ef,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"embedder": embedder.name, "max_seq_length": embedder.max_seq_length},
+            )
+        except Exception as e:  # noqa: BLE001 - chroma raises many kinds; one clear message
+            raise LibraryError(f"Cannot open the Chroma collection {settings.collection!r} ({_where(settings)}): {e}") from e
+        meta = collection.metadata or {}
+        if meta.get("embedder") not in (None, embedder.name) or meta.get("max_seq_length") not in (
+            None,
+            embedder.max_seq_length,
+        ):
+            raise EmbedderMismatchError(
+                f"The collection {settings.collection!r} holds vectors made by embedder {meta.get('embedder')!r} "
+                f"(max_seq_length {meta.get('max_seq_length')}), but {embedder.name!r} "
+                f"(max_seq_length {embedder.max_seq_length}) is configured. Set CITEFINDER_EMBEDDER / "
+                "CITEFINDER_EMBED_MAX_SEQ_LENGTH to match, or use a new library folder."
+            )
+        if not manifest:
+            _write_manifest(path, {"version": 1, "embedder": embedder.spec.to_dict(), "generation": 0, "dirty": False})
+        lib = cls(settings, client, collection, embedder)
+        lib._ensure_bm25()
+        return lib
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        return int(self._collection.count())
+
+    def get(self, doc_ids: Sequence[str]) -> list[Paper]:
+        """Papers for ``doc_ids`` in the given order; unknown ids are skipped."""
+        ids = list(dict.fromkeys(doc_ids))
+        if not ids:
+            return []
+        res = self._collection.get(ids=ids, include=["metadatas", "documents"])
+        found = {
+            i: from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])
+        }
+        return [found[i] for i in ids if i in found]
+
+    def bm25_search(self, text: str, k: int) -> list[Hit]:
+        return self._ensure_bm25().search(text, k)
+
+    def dense_search(self, text: str, k: int) -> list[Hit]:
+        """Nearest papers by cosine similarity of the embedded query."""
+        n = self.count()
+        if n == 0 or not text.strip() or k <= 0:
+            return []
+        vec = self.embedder.encode([text])[0]
+        res = self._collection.query(query_embeddings=[vec.tolist()], n_results=min(k, n), include=["distances"])
+        ids, dists = res["ids"][0], res["distances"][0]
+        return [Hit(i, r, 1.0 - float(d)) for r, (i, d) in enumerate(zip(ids, dists), start=1)]
+
+    def browse(self, offset: int = 0, limit: int = 50) -> list[Paper]:
+        res = self._collection.get(offset=offset, limit=limit, include=["metadatas", "documents"])
+        return [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+
+    def iter_papers(self, page: int = _PAGE) -> Iterator[Paper]:
+        offset = 0
+        while True:
+            batch = self.browse(offset, page)
+            if not batch:
+                return
+            yield from batch
+            offset += len(batch)
+
+    def stats(self) -> dict[str, Any]:
+        manifest = _read_manifest(self.path)
+        return {
+            "library": str(self.path.resolve()),
+            "mode": _where(self.settings),
+            "collection": self.settings.collection,
+            "papers": self.count(),
+            "bm25_documents": len(self._ensure_bm25()),
+            "embedder": self.embedder.spec.to_dict(),
+            "generation": manifest.get("generation", 0),
+            "disk_bytes": _du(self.path),
+        }
+
+    # --- writing --------------------------------------------------------------------------------
+
+    def add_papers(
+        self, papers: Iterable[Paper | ImportFailure], *, progress: Progress | None = None, total: int | None = None
+    ) -> ImportReport:
+        """Add papers, skipping duplicates (DOI, arXiv id, then normalised title) of stored or earlier ones.
+
+        Papers are embedded and written in batches; the BM25 index is rebuilt once at the end.
+        ``ImportFailure`` items in the stream are passed through into the report.
+        """
+        t0 = time.perf_counter()
+        with self._write_lock:
+            keys = self._dedupe_keys()
+            added: list[str] = []
+            failures: list[ImportFailure] = []
+            dupes = seen = 0
+            batch: list[Paper] = []
+            self._mark_dirty(True)
+            try:
+                for item in papers:
+                    seen += 1
+                    if isinstance(item, ImportFailure):
+                        failures.append(item)
+                    elif not item.title.strip():
+                        failures.append(ImportFailure(item.source or item.doc_id, "record has no title"))
+                    else:
+                        pkeys = dedupe_keys(item) + (f"id:{item.doc_id}",)
+                        if any(k in keys for k in pkeys):
+                            dupes += 1
+                        else:
+                            for k in pkeys:
+                                keys[k] = item.doc_id
+                            batch.append(item)
+                    if len(batch) >= WRITE_BATCH:
+                        added += self._write_batch(batch)
+                        batch = []
+                    if progress:
+                        progress(seen, total)
+                if batch:
+                    added += self._write_batch(batch)
+            finally:
+                self._commit()
+        return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
+
+    def import_files(self, paths: Sequence[Path | str], *, progress: Progress | None = None) -> ImportReport:
+        """Import BibTeX, JSONL(.gz), CSL-JSON and PDF files (see :mod:`citefinder.library.readers`)."""
+        from citefinder.library.readers import read_papers
+
+        total = sum(_estimate_records(Path(p)) or 0 for p in paths) or None
+
+        def stream() -> Iterator[Paper | ImportFailure]:
+            for p in paths:
+                p = Path(p)
+                if not p.exists():
+                    yield ImportFailure(str(p), "file not found")
+                    continue
+                try:
+                    yield from read_papers(p)
+                except Exception as e:  # noqa: BLE001 - a broken file must not stop the others
+                    log.exception("reading %s failed", p)
+                    yield ImportFailure(p.name, f"could not read the file: {e}")
+
+        return self.add_papers(stream(), progress=progress, total=total)
+
+    def remove(self, doc_ids: Sequence[str]) -> int:
+        """Remove papers by doc_id; returns how many existed."""
+        with self._write_lock:
+            present = [p.doc_id for p in self.get(doc_ids)]
+            if not present:
+                return 0
+            self._mark_dirty(True)
+            try:
+                self._collection.delete(ids=present)
+            finally:
+                self._keys = None
+                self._commit()
+            return len(present)
+
+    # --- internals ------------------------------------------------------------------------------
+
+    def _write_batch(self, batch: list[Paper]) -> list[str]:
+        vectors = self.embedder.encode([embedding_text(p) for p in batch])
+        self._collection.add(
+            ids=[p.doc_id for p in batch],
+            embeddings=vectors.tolist(),
+            metadatas=[to_metadata(p, norm_title=normalize_title(p.title)) for p in batch],
+            documents=[p.abstract for p in batch],
+        )
+        return [p.doc_id for p in batch]
+
+    def _dedupe_keys(self) -> dict[str, str]:
+        if self._keys is None:
+            keys: dict[str, str] = {}
+            for p in self.iter_papers():
+                for k in dedupe_keys(p) + (f"id:{p.doc_id}",):
+                    keys.setdefault(k, p.doc_id)
+            self._keys = keys
+        return self._keys
+
+    def _mark_dirty(self, dirty: bool) -> None:
+        manifest = _read_manifest(self.path)
+        manifest["dirty"] = dirty
+        _write_manifest(self.path, manifest)
+
+    def _commit(self) -> None:
+        """Bump the generation and rebuild BM25 from what Chroma now holds."""
+        manifest = _read_manifest(self.path)
+        manifest["generation"] = int(manifest.get("generation", 0)) + 1
+        self._rebuild_bm25(str(manifest["generation"]))
+        manifest["dirty"] = False
+        _write_manifest(self.path, manifest)
+
+    def _stamp(self) -> str:
+        return str(_read_manifest(self.path).get("generation", 0))
+
+    def _ensure_bm25(self) -> BM25Index:
+        if self._bm25 is not None:
+            return self._bm25
+        with self._write_lock:
+            if self._bm25 is not None:
+                return self._bm25
+            folder = self.path / BM25_DIR
+            manifest = _read_manifest(self.path)
+            stamp = BM25Index.saved_stamp(folder)
+            index: BM25Index | None = None
+            if stamp is not None and stamp == self._stamp() and not manifest.get("dirty"):
+                index = BM25Index.load(folder)
+                if len(index) != self.count():
+                    index = None
+            if index is None:
+                log.info("BM25 index missing or stale in %s; rebuilding from the store", self.path)
+                manifest["dirty"] = False
+                _write_manifest(self.path, manifest)
+                index = self._rebuild_bm25(self._stamp())
+            self._bm25 = index
+            return index
+
+    def _rebuild_bm25(self, stamp: str) -> BM25Index:
+        ids, texts = [], []
+        for p in self.iter_papers():
+            ids.append(p.doc_id)
+            texts.append(bm25_text(p))
+        index = BM25Index.build(ids, texts)
+        index.save(self.path / BM25_DIR, stamp=stamp)
+        self._bm25 = BM25Index.load(self.path / BM25_DIR) if ids else index
+        return self._bm25
+
+
+def _make_client(settings: Settings, path: Path) -> Any:
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    try:
+        if settings.chroma_host:
+            host, _, port = settings.chroma_host.rpartition(":")
+            return chromadb.HttpClient(host=host, port=int(port), settings=chroma_settings)
+        return chromadb.PersistentClient(path=str(path / CHROMA_DIR), settings=chroma_settings)
+    except Exception as e:  # noqa: BLE001
+        hint = " Is `chroma run` started there?" if settings.chroma_host else ""
+        raise LibraryError(f"Cannot connect to the Chroma store ({_where(settings)}): {e}.{hint}") from e
+
+
+def _where(settings: Settings) -> str:
+    return f"server {settings.chroma_host}" if settings.chroma_host else f"embedded, {Path(settings.library) / CHROMA_DIR}"
+
+
+def _check_embedder(path: Path, manifest: dict[str, Any], embedder: Embedder) -> None:
+    saved = manifest.get("embedder")
+    if not saved:
+        return
+    if saved.get("name") != embedder.name or saved.get("max_seq_length") != embedder.max_seq_length:
+        raise EmbedderMismatchError(
+            f"The library at {path} was built with embedder {saved.get('name')!r} "
+            f"(max_seq_length {saved.get('max_seq_length')}), but {embedder.name!r} "
+            f"(max_seq_length {embedder.max_seq_length}) is configured. Vectors from different embedders "
+            "cannot be mixed: set CITEFINDER_EMBEDDER / CITEFINDER_EMBED_MAX_SEQ_LENGTH to match, or use a new "
+            "library folder."
+        )
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads((path / MANIFEST).read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    tmp = path / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=2))
+    tmp.replace(path / MANIFEST)
+
+
+def _estimate_records(path: Path) -> int | None:
+    """Line count of a JSONL file (plain or gzip), for progress totals; None for other formats."""
+    name = path.name.lower()
+    if not path.exists() or not (name.endswith(".jsonl") or name.endswith(".jsonl.gz") or name.endswith(".ndjson")):
+        return None
+    import gzip
+
+    opener = gzip.open if name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return None
+
+
+def _du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def delete_library(path: Path) -> None:
+    """Remove an embedded library folder (used by tests and the app's reset)."""
+    shutil.rmtree(path, ignore_errors=True)

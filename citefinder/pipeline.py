@@ -1,0 +1,142 @@
+"""The citation pipeline: reformulate -> bm25 + dense -> fuse -> rerank -> select, per slot.
+
+Each agent returns its output and a :class:`StageTrace`; a :class:`SlotResult` carries all six
+traces in that order. Optional stages (rerank, LLM) degrade and say so in their trace; the
+retrievers are required together: the pipeline raises only when both fail.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from citefinder.errors import CitefinderError, EmptyLibraryError, NoSlotsError
+from citefinder.fuse import fuse, fuse_candidates, fused_confidences
+from citefinder.rerank import Reranker, make_reranker
+from citefinder.retrieve.bm25 import retrieve_bm25
+from citefinder.retrieve.dense import retrieve_dense
+from citefinder.retrieve.reformulate import reformulate
+from citefinder.select.base import Selector, make_selector
+from citefinder.select.fallback import selection_hits
+from citefinder.types import Candidate, Query, Selection, Slot, SlotResult, StageTrace
+
+if TYPE_CHECKING:
+    from citefinder.config import Settings
+    from citefinder.library.store import Library
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, "SlotResult | None"], None]
+
+
+class Pipeline:
+    """Runs the agents for citation slots (:meth:`cite_text`, :meth:`cite_slot`) or a question (:meth:`search`).
+
+    ``reranker`` and ``selector`` default to what the settings configure; pass them to share
+    loaded models between pipelines or to script them in tests.
+    """
+
+    def __init__(
+        self,
+        settings: "Settings",
+        library: "Library",
+        *,
+        reranker: Reranker | None = None,
+        selector: Selector | None = None,
+    ) -> None:
+        self.settings = settings
+        self.library = library
+        self.reranker = reranker if reranker is not None else make_reranker(settings)
+        self.selector = selector if selector is not None else make_selector(settings)
+
+    # --- public ----------------------------------------------------------------------------------
+
+    def cite_text(self, text: str, *, progress: Progress | None = None) -> list[SlotResult]:
+        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``."""
+        from citefinder.slots import find_slots
+
+        self._require_papers()
+        slots = find_slots(text, self.settings.context_sentences)
+        if not slots:
+            raise NoSlotsError()
+        results: list[SlotResult] = []
+        if progress:
+            progress(0, len(slots), None)
+        for slot in slots:
+            results.append(self.cite_slot(slot))
+            if progress:
+                progress(len(results), len(slots), results[-1])
+        return results
+
+    def cite_slot(self, slot: Slot) -> SlotResult:
+        """Retrieve, fuse, rerank and select for one slot."""
+        query, t_reform = reformulate(slot)
+        candidates, traces = self._rank(query, t_reform)
+        confidences = self._confidences(candidates, traces)
+        shown = candidates[: self.settings.select_candidates]
+        selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
+        return SlotResult(slot, query, candidates, selection, traces + (t_select,))
+
+    def search(self, question: str) -> SlotResult:
+        """Rank the library for a free-text question; the top candidate is the "selection"."""
+        self._require_papers()
+        query, t_reform = reformulate(question)
+        candidates, traces = self._rank(query, t_reform)
+        start = time.perf_counter()
+        confidences = self._confidences(candidates, traces)
+        if candidates:
+            top = candidates[0]
+            selection = Selection("found", top.paper, confidences.get(top.doc_id, 0.0), "ranking")
+        else:
+            selection = Selection("not_found", method="ranking")
+        t_select = StageTrace(
+            agent="select",
+            status="skipped",
+            message="skipped: search shows the ranking, the top candidate first",
+            inputs={"candidates": len(candidates)},
+            params={"method": "ranking"},
+            top=selection_hits(candidates[: self.settings.select_candidates], confidences),
+            elapsed_s=time.perf_counter() - start,
+        )
+        return SlotResult(None, query, candidates, selection, traces + (t_select,))
+
+    # --- stages ----------------------------------------------------------------------------------
+
+    def _require_papers(self) -> None:
+        if self.library.count() == 0:
+            raise EmptyLibraryError(str(self.library.path))
+
+    def _rank(self, query: Query, t_reform: StageTrace) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
+        """reformulate's query -> bm25 + dense -> fuse -> rerank; returns candidates and five traces."""
+        s = self.settings
+        bm25_lists, t_bm25 = retrieve_bm25(self.library, query, s.k_bm25)
+        dense_lists, t_dense = retrieve_dense(self.library, query, s.k_dense)
+        if t_bm25.status == "error" and t_dense.status == "error":
+            raise CitefinderError(
+                f"Both retrievers failed. bm25: {t_bm25.message}. dense: {t_dense.message}. "
+                "Check the library folder (setting CITEFINDER_LIBRARY) or rebuild it from the Library page."
+            )
+        rankings = {**bm25_lists, **dense_lists}
+
+        start = time.perf_counter()
+        head_ids = [doc_id for doc_id, _ in fuse(rankings, s.fusion, s.rrf_k)[: s.rerank_top_n]]
+        papers = {p.doc_id: p for p in self.library.get(head_ids)}
+        lookup_s = time.perf_counter() - start
+        fused, t_fuse = fuse_candidates(papers, rankings, s.fusion, s.rrf_k, limit=s.rerank_top_n)
+        t_fuse = replace(t_fuse, elapsed_s=t_fuse.elapsed_s + lookup_s)  # the paper lookup is part of fusing
+
+        reranked, t_rerank = self.reranker.rerank(query, fused, s.rerank_top_n)
+        return reranked, (t_reform, t_bm25, t_dense, t_fuse, t_rerank)
+
+    def _confidences(self, candidates: tuple[Candidate, ...], traces: tuple[StageTrace, ...]) -> dict[str, float]:
+        """Rerank confidence when a reranker scored the candidates, else normalised fused score."""
+        t_fuse, t_rerank = traces[3], traces[4]
+        reranked = t_rerank.details.get("confidence") if t_rerank.status == "ok" else None
+        if reranked:
+            return {c.doc_id: float(reranked.get(c.doc_id, 0.0)) for c in candidates}
+        return fused_confidences(
+            candidates, method=self.settings.fusion, n_lists=int(t_fuse.params.get("n_lists", 0)), k=self.settings.rrf_k
+        )

@@ -1,0 +1,256 @@
+"""The "rerank" agent: one small protocol over a skip, a cross-encoder and a bi-encoder re-scorer.
+
+Each reranker takes the fused candidates and returns the top ``top_n`` in a new order, with a
+"rerank" StageScore added and, in the trace details, a confidence in [0, 1] per document.
+A reranker that fails at run time degrades to the fused order with status "fallback".
+Heavy imports (rerankers, torch, sentence-transformers) happen inside the classes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from citefinder.errors import ModelLoadError
+from citefinder.types import Candidate, Hit, Query, StageTrace
+
+if TYPE_CHECKING:
+    from citefinder.config import Settings
+
+log = logging.getLogger(__name__)
+
+MPNET_RESCORER = "mpnet-rescorer"
+
+
+class Reranker(Protocol):
+    name: str
+
+    def rerank(
+        self, query: Query, candidates: Sequence[Candidate], top_n: int
+    ) -> tuple[tuple[Candidate, ...], StageTrace]: ...
+
+
+def candidate_text(candidate: Candidate) -> str:
+    """What a reranker reads of a paper: title and abstract."""
+    paper = candidate.paper
+    return f"{paper.title}. {paper.abstract}".strip() if paper.abstract else paper.title
+
+
+def sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+def _passthrough(
+    candidates: Sequence[Candidate], top_n: int, *, status: str, message: str, params: dict[str, Any], start: float
+) -> tuple[tuple[Candidate, ...], StageTrace]:
+    head = tuple(candidates[:top_n])
+    trace = StageTrace(
+        agent="rerank",
+        status=status,  # type: ignore[arg-type]
+        message=message,
+        inputs={"candidates": len(candidates)},
+        params={**params, "top_n": top_n},
+        top=tuple(Hit(c.doc_id, i + 1, _fused_score(c)) for i, c in enumerate(head)),
+        elapsed_s=time.perf_counter() - start,
+    )
+    return head, trace
+
+
+def _fused_score(c: Candidate) -> float:
+    fused = c.stage("fused")
+    return fused.score if fused else 0.0
+
+
+def _scored(
+    candidates: Sequence[Candidate],
+    scores: Sequence[float],
+    confidences: Sequence[float],
+    *,
+    params: dict[str, Any],
+    message: str,
+    start: float,
+) -> tuple[tuple[Candidate, ...], StageTrace]:
+    # Stable sort: equal scores keep the fused order.
+    order = sorted(range(len(candidates)), key=lambda i: -scores[i])
+    ranked = tuple(candidates[i].with_score("rerank", r + 1, scores[i]) for r, i in enumerate(order))
+    trace = StageTrace(
+        agent="rerank",
+        status="ok",
+        message=message,
+        inputs={"candidates": len(candidates)},
+        params=params,
+        top=tuple(Hit(c.doc_id, r + 1, float(scores[i])) for r, (c, i) in enumerate(zip(ranked, order))),
+        elapsed_s=time.perf_counter() - start,
+        details={"confidence": {candidates[i].doc_id: float(confidences[i]) for i in order}},
+    )
+    return ranked, trace
+
+
+class SkipReranker:
+    """No reranking: the fused order passes through."""
+
+    name = "skip"
+
+    def rerank(self, query: Query, candidates: Sequence[Candidate], top_n: int) -> tuple[tuple[Candidate, ...], StageTrace]:
+        return _passthrough(
+            candidates, top_n, status="skipped", message="skipped: no cross-encoder configured",
+            params={"reranker": None}, start=time.perf_counter(),
+        )
+
+
+def check_cross_encoder_folder(path: Path) -> None:
+    """Raise ModelLoadError unless ``path`` looks like a trained cross-encoder.
+
+    A cross-encoder has a ``*ForSequenceClassification`` architecture in config.json. A
+    sentence-transformers bi-encoder (``BertModel`` plus a Pooling module) would load with a
+    randomly initialised head and score nothing meaningful, so it is refused.
+    """
+    setting = "setting CITEFINDER_RERANKER"
+    config_file = path / "config.json"
+    if not config_file.is_file():
+        raise ModelLoadError(f"The reranker folder {path} ({setting}) has no config.json: it is not a Hugging Face model folder.")
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ModelLoadError(f"The reranker folder {path} ({setting}) has an unreadable config.json: {e}") from e
+    architectures = [str(a) for a in config.get("architectures") or []]
+    pooling = (path / "1_Pooling").exists() or _modules_json_has_pooling(path / "modules.json")
+    if pooling or not any(a.endswith("ForSequenceClassification") for a in architectures):
+        kind = "a sentence-transformers bi-encoder (it has a Pooling module)" if pooling else (
+            f"not a cross-encoder (architectures {architectures or 'missing'}, no *ForSequenceClassification)")
+        raise ModelLoadError(
+            f"The reranker folder {path} ({setting}) is {kind}. Point it to a trained cross-encoder folder "
+            f"(e.g. one saved from cross-encoder/ms-marco-MiniLM-L6-v2), use '{MPNET_RESCORER}' for the "
+            "bi-encoder re-scorer, or leave it empty to skip reranking."
+        )
+
+
+def _modules_json_has_pooling(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    try:
+        modules = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return any("Pooling" in str(m.get("type", "")) for m in modules if isinstance(m, dict))
+
+
+class CrossEncoderReranker:
+    """A cross-encoder through ``rerankers.Reranker(name, model_type="cross-encoder")``.
+
+    ``name_or_path`` is a local folder (checked at construction) or a hub name (needs internet
+    or a warm Hugging Face cache). The model loads on first use; call :meth:`load` to load early.
+    Scores are the model's logits; the trace keeps ``sigmoid(logit)`` as the confidence.
+    """
+
+    def __init__(self, name_or_path: str, *, batch_size: int = 16) -> None:
+        folder = Path(name_or_path).expanduser()
+        if folder.exists():
+            check_cross_encoder_folder(folder)
+            name_or_path = str(folder)
+        self.name = name_or_path
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._load_error: ModelLoadError | None = None
+        self._lock = threading.Lock()
+
+    def load(self) -> Any:
+        """Load the model once; a failed load is remembered rather than retried for every slot."""
+        with self._lock:
+            if self._load_error is not None:
+                raise self._load_error
+            if self._model is None:
+                try:
+                    from rerankers import Reranker as load_ranker
+
+                    model = load_ranker(self.name, model_type="cross-encoder", verbose=0, batch_size=self.batch_size)
+                except Exception as e:  # noqa: BLE001 - any loader failure becomes one clear message
+                    self._load_error = ModelLoadError(
+                        f"Could not load the cross-encoder {self.name!r} (setting CITEFINDER_RERANKER): {e}"
+                    )
+                    raise self._load_error from e
+                if model is None:  # rerankers returns None when its extra dependencies are missing
+                    self._load_error = ModelLoadError(
+                        f"Could not load the cross-encoder {self.name!r}: install `rerankers[transformers]`."
+                    )
+                    raise self._load_error
+                self._model = model
+            return self._model
+
+    def _scores(self, query: Query, candidates: Sequence[Candidate]) -> list[float]:
+        model = self.load()
+        ranked = model.rank(query.text, [candidate_text(c) for c in candidates], doc_ids=list(range(len(candidates))))
+        scores = [0.0] * len(candidates)
+        for result in ranked.results:
+            score = result.score
+            if isinstance(score, (list, tuple)):  # two-label heads: the last logit is "relevant"
+                score = score[-1]
+            scores[int(result.document.doc_id)] = float(score)
+        return scores
+
+    def rerank(self, query: Query, candidates: Sequence[Candidate], top_n: int) -> tuple[tuple[Candidate, ...], StageTrace]:
+        start = time.perf_counter()
+        head = list(candidates[:top_n])
+        params = {"reranker": self.name, "top_n": top_n}
+        if not head:
+            return _passthrough(head, top_n, status="ok", message="no candidates", params=params, start=start)
+        try:
+            scores = self._scores(query, head)
+        except Exception as e:  # noqa: BLE001 - optional stage: degrade to the fused order
+            log.warning("cross-encoder %s failed: %s", self.name, e)
+            return _passthrough(head, top_n, status="fallback", message=f"fused order kept: cross-encoder failed: {e}",
+                                params=params, start=start)
+        return _scored(head, scores, [sigmoid(s) for s in scores], params=params,
+                       message=f"cross-encoder {self.name} reranked {len(head)} candidates", start=start)
+
+
+class BiEncoderRescorer:
+    """Re-score by cosine between the query and title + abstract with a sentence embedder.
+
+    ``model`` has ``encode(texts)`` (a :class:`citefinder.library.embedder.Embedder` or a
+    SentenceTransformer). Confidence is the cosine clipped to [0, 1]. Not a default: a
+    stronger embedder than the index's (mpnet over MiniLM) for a few dozen candidates.
+    """
+
+    def __init__(self, model: Any, *, name: str = MPNET_RESCORER) -> None:
+        self.model = model
+        self.name = name
+
+    def rerank(self, query: Query, candidates: Sequence[Candidate], top_n: int) -> tuple[tuple[Candidate, ...], StageTrace]:
+        start = time.perf_counter()
+        head = list(candidates[:top_n])
+        params = {"reranker": self.name, "top_n": top_n}
+        if not head:
+            return _passthrough(head, top_n, status="ok", message="no candidates", params=params, start=start)
+        try:
+            import numpy as np
+
+            vecs = np.asarray(self.model.encode([query.text] + [candidate_text(c) for c in head]), dtype=np.float32)
+            vecs = vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
+            scores = [float(s) for s in vecs[1:] @ vecs[0]]
+        except Exception as e:  # noqa: BLE001 - optional stage: degrade to the fused order
+            log.warning("re-scorer %s failed: %s", self.name, e)
+            return _passthrough(head, top_n, status="fallback", message=f"fused order kept: re-scorer failed: {e}",
+                                params=params, start=start)
+        return _scored(head, scores, [min(1.0, max(0.0, s)) for s in scores], params=params,
+                       message=f"{self.name} re-scored {len(head)} candidates by cosine", start=start)
+
+
+def make_reranker(settings: "Settings") -> Reranker:
+    """The reranker the settings ask for: none (skip), the mpnet re-scorer, or a cross-encoder."""
+    if not settings.reranker:
+        return SkipReranker()
+    if settings.reranker == MPNET_RESCORER:
+        from citefinder.library.embedder import MPNET, Embedder
+
+        return BiEncoderRescorer(Embedder(MPNET, settings.embed_max_seq_length, settings.embed_batch_size))
+    return CrossEncoderReranker(settings.reranker)

@@ -1,0 +1,228 @@
+"""Typed records passed between stages.
+
+Every record is a frozen dataclass: a stage takes records and returns new ones, it never
+mutates its input. Each record has ``to_dict()`` so traces and results serialise to JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+StageStatus = Literal["ok", "skipped", "fallback", "error"]
+SelectionStatus = Literal["found", "not_found"]
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper in the library. ``doc_id`` is stable: ``arxiv:<id>``, ``doi:<doi>`` or ``t:<hash>``."""
+
+    doc_id: str
+    title: str
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str | None = None
+    abstract: str = ""
+    doi: str | None = None
+    arxiv_id: str | None = None
+    url: str | None = None
+    entry_type: str | None = None  # BibTeX type when it came from a .bib ("article", "inproceedings", ...)
+    source: str | None = None  # the file it was imported from
+
+    @property
+    def link(self) -> str | None:
+        """A URL a reader can open: the given URL, else DOI, else arXiv."""
+        if self.url:
+            return self.url
+        if self.doi:
+            return f"https://doi.org/{self.doi}"
+        if self.arxiv_id:
+            return f"https://arxiv.org/abs/{self.arxiv_id}"
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["authors"] = list(self.authors)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Paper":
+        known = {f for f in cls.__dataclass_fields__}
+        kw = {k: v for k, v in d.items() if k in known}
+        kw["authors"] = tuple(kw.get("authors") or ())
+        return cls(**kw)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A citation slot found in a text: where it is and the context around it."""
+
+    index: int  # 0-based order in the text
+    start: int  # character span of the marker in the original text
+    end: int
+    marker: str  # the marker text as it appeared, e.g. "[CITATION]"
+    sentence: str  # the sentence holding the slot, markers shown as [CITATION]
+    context: str  # sentence plus neighbours, the slot as [CITATION], other markers removed
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the reformulator hands the retrievers."""
+
+    text: str  # cleaned context used for retrieval
+    keywords: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()  # extra queries (e.g. an LLM rewrite); each is retrieved and fused
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "keywords": list(self.keywords), "variants": list(self.variants)}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retriever's answer for one document: 1-based rank and the retriever's own score."""
+
+    doc_id: str
+    rank: int
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class StageScore:
+    """A candidate's rank and score in one stage (retriever, fusion, rerank)."""
+
+    stage: str
+    rank: int
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A paper on its way through the pipeline; scores accumulate per stage, never overwrite."""
+
+    paper: Paper
+    scores: tuple[StageScore, ...] = ()
+
+    @property
+    def doc_id(self) -> str:
+        return self.paper.doc_id
+
+    def stage(self, name: str) -> StageScore | None:
+        for s in self.scores:
+            if s.stage == name:
+                return s
+        return None
+
+    def with_score(self, stage: str, rank: int, score: float) -> "Candidate":
+        kept = tuple(s for s in self.scores if s.stage != stage)
+        return replace(self, scores=kept + (StageScore(stage, rank, float(score)),))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"paper": self.paper.to_dict(), "scores": [s.to_dict() for s in self.scores]}
+
+
+@dataclass(frozen=True)
+class StageTrace:
+    """What one agent did: inputs, parameters, its top-k with scores, time taken, and what went wrong."""
+
+    agent: str
+    status: StageStatus = "ok"
+    message: str = ""
+    inputs: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    top: tuple[Hit, ...] = ()
+    elapsed_s: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "status": self.status,
+            "message": self.message,
+            "inputs": dict(self.inputs),
+            "params": dict(self.params),
+            "top": [h.to_dict() for h in self.top],
+            "elapsed_s": round(self.elapsed_s, 4),
+            "details": dict(self.details),
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The selector's verdict for a slot. ``paper`` is always a library paper, or None when not found."""
+
+    status: SelectionStatus
+    paper: Paper | None = None
+    confidence: float = 0.0
+    method: str = ""  # "llm", "rerank-threshold", "manual"
+    reasoning: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "paper": self.paper.to_dict() if self.paper else None,
+            "confidence": round(self.confidence, 4),
+            "method": self.method,
+            "reasoning": self.reasoning,
+        }
+
+
+@dataclass(frozen=True)
+class SlotResult:
+    """Everything the pipeline produced for one slot (or one search question)."""
+
+    slot: Slot | None
+    query: Query
+    candidates: tuple[Candidate, ...]  # final order (after rerank)
+    selection: Selection
+    traces: tuple[StageTrace, ...]
+
+    def trace(self, agent: str) -> StageTrace | None:
+        for t in self.traces:
+            if t.agent == agent:
+                return t
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "slot": self.slot.to_dict() if self.slot else None,
+            "query": self.query.to_dict(),
+            "candidates": [c.to_dict() for c in self.candidates],
+            "selection": self.selection.to_dict(),
+            "traces": [t.to_dict() for t in self.traces],
+        }
+
+
+@dataclass(frozen=True)
+class ImportFailure:
+    """A record or file that could not be imported, and why."""
+
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """Summary of one import: what was added, skipped as duplicate, and what failed with reasons."""
+
+    added: int = 0
+    duplicates: int = 0
+    failures: tuple[ImportFailure, ...] = ()
+    added_ids: tuple[str, ...] = ()
+    elapsed_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added,
+            "duplicates": self.duplicates,
+            "failures": [asdict(f) for f in self.failures],
+            "elapsed_s": round(self.elapsed_s, 3),
+        }

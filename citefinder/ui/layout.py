@@ -1,0 +1,75 @@
+"""Page frame shared by every page: page config, logo, sidebar summary, opening the library."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from citefinder.config import Settings
+from citefinder.errors import CitefinderError
+from citefinder.library.store import Library
+from citefinder.ui import resources, state
+from citefinder.ui.markdown import escape_markdown
+from citefinder.ui.render import error_box
+
+
+def page_setup(title: str, icon: str) -> Settings:
+    """Page config, logo and logging; returns this session's settings."""
+    st.set_page_config(page_title=f"{title} · CiteFinder", page_icon=icon, layout="wide")
+    resources.configure_logging()
+    logo = resources.LOGO_PNG if resources.LOGO_PNG.exists() else resources.LOGO_SVG
+    if logo.exists():
+        st.logo(str(logo), size="large")
+    settings = state.get_settings()
+    if st.session_state.get(state.SETTINGS_ERROR):
+        st.warning(escape_markdown(st.session_state[state.SETTINGS_ERROR]) + " Fix it on the Settings page.")
+    return settings
+
+
+def open_library(settings: Settings) -> Library:
+    """The shared library, or an error box and a stopped page when it cannot be opened."""
+    try:
+        return resources.get_library(settings)
+    except CitefinderError as e:
+        error_box(e)
+        st.info("Change the library folder or the embedder on the Settings page.")
+        st.stop()
+        raise  # unreachable: st.stop() ends the run
+
+
+def ensure_sample(library: Library) -> None:
+    """On a brand-new empty library, import the sample library with visible progress."""
+    try:
+        if not resources.needs_sample(library):
+            return
+    except CitefinderError as e:
+        error_box(e)
+        return
+    with st.status("First run: loading the sample library (landmark NLP, IR and ML papers)...", expanded=True) as box:
+        bar = st.progress(0.0, text="Reading assets/sample-library.bib")
+
+        def progress(done: int, total: int | None) -> None:
+            bar.progress(min(1.0, done / total) if total else 0.5, text=f"{done} records read")
+
+        try:
+            report = resources.load_sample(library, progress)
+        except CitefinderError as e:
+            box.update(label="Could not load the sample library", state="error")
+            error_box(e)
+            return
+        bar.progress(1.0, text="Done")
+        box.update(label=f"Sample library loaded: {report.added} papers in {report.elapsed_s:.1f} s",
+                   state="complete", expanded=False)
+
+
+def sidebar_summary(settings: Settings, library: Library | None) -> None:
+    """Which library is open and which models run, in the sidebar."""
+    with st.sidebar:
+        if library is not None:
+            st.caption(f"**Library** · {library.count():,} papers")
+            st.caption(escape_markdown(str(library.path)))
+        llm = settings.llm_model or "none (threshold rule)"
+        st.caption(
+            f"**Embedder** · {escape_markdown(settings.embedder)}  \n"
+            f"**Reranker** · {escape_markdown(settings.reranker or 'none')}  \n"
+            f"**LLM** · {escape_markdown(llm)}"
+        )

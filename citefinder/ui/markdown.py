@@ -1,0 +1,53 @@
+"""Untrusted text (paper metadata, LLM output) rendered through Markdown as plain text.
+
+Paper titles and abstracts come from files a user imports; they may hold Markdown or HTML
+(``<img src=x onerror=...>``, ``[x](javascript:...)``, ``$...$``, Streamlit's ``:red[...]``).
+Every ASCII punctuation character is backslash-escaped, which CommonMark defines as "render
+this character literally", so nothing in the text can open a link, an image, HTML, math or a
+directive. Whitespace is collapsed so a newline cannot start a heading or a list either.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+# All ASCII punctuation (CommonMark 0.31, section 2.1): !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
+_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
+_SPACE = re.compile(r"\s+")
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` as a Markdown snippet that renders exactly as the text (one line, no markup).
+
+    ``escape_markdown("**x**")`` is ``\\*\\*x\\*\\*``: it renders as ``**x**``, not as bold.
+    """
+    if text is None:
+        return ""
+    flat = _SPACE.sub(" ", str(text)).strip()
+    return _PUNCT.sub(r"\\\1", flat)
+
+
+def safe_url(url: str | None) -> str | None:
+    """``url`` when it is an http(s) link with a host (parentheses encoded), else None (no ``javascript:``...)."""
+    if not url:
+        return None
+    url = url.strip()
+    if any(ch.isspace() or ch in "<>\"'`\\" for ch in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    # Parentheses would end a Markdown link destination; DOIs can hold them.
+    return url.replace("(", "%28").replace(")", "%29")
+
+
+def link(label: str, url: str | None) -> str:
+    """A Markdown link with an escaped label, or the escaped label alone when the URL is unsafe."""
+    target = safe_url(url)
+    if target is None:
+        return escape_markdown(label)
+    return f"[{escape_markdown(label)}]({target})"

@@ -1,0 +1,150 @@
+"""Render helpers shared by the pages: paper card, slot sentence, trace panel, candidate tables.
+
+Paper metadata and LLM output are untrusted: they reach the page only through
+:func:`escape_markdown`, ``st.text`` or ``st.dataframe`` (never ``unsafe_allow_html``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from citefinder.slots import SLOT_TEXT
+from citefinder.types import Paper, SlotResult, StageTrace
+from citefinder.ui import tables
+from citefinder.ui.markdown import escape_markdown, link, safe_url
+
+TOP_SHOWN = 20  # rows of each top-k table in a trace
+Lookup = Callable[[Sequence[str]], list[Paper]]
+
+
+def paper_meta(paper: Paper, max_authors: int = 6) -> str:
+    """"Authors · year · venue" as escaped Markdown."""
+    parts = [tables.authors_short(paper.authors, max_authors), str(paper.year or ""), paper.venue or ""]
+    return " · ".join(escape_markdown(p) for p in parts if p)
+
+
+def paper_card(paper: Paper, *, number: int | None = None) -> None:
+    """Title, authors, year, venue and a link (when the paper has a safe http(s) one)."""
+    prefix = f"{number}\\. " if number is not None else ""
+    st.markdown(f"{prefix}**{escape_markdown(paper.title)}**")
+    lines = [paper_meta(paper)]
+    if safe_url(paper.link):
+        lines.append(link("open paper ↗", paper.link))
+    st.caption("  \n".join(line for line in lines if line))
+
+
+def highlight_slot(sentence: str, which: int = 0) -> str:
+    """The sentence as Markdown with its ``which``-th [CITATION] highlighted (others dimmed)."""
+    pieces = sentence.split(SLOT_TEXT)
+    out = [escape_markdown(pieces[0])]
+    for i, piece in enumerate(pieces[1:]):
+        mark = ":orange-background[**CITATION**]" if i == which else ":gray[\\[citation\\]]"
+        out.append(f" {mark} {escape_markdown(piece)}")
+    return "".join(out).strip()
+
+
+def confidence_bar(confidence: float, label: str = "Confidence") -> None:
+    value = min(1.0, max(0.0, float(confidence)))
+    st.progress(value, text=f"{label} {value:.2f}")
+
+
+def status_badge(result: SlotResult) -> None:
+    if result.selection.status == "found":
+        st.badge("found", icon=":material/check:", color="green")
+    else:
+        st.badge("not found", icon=":material/help:", color="orange")
+
+
+def _papers_for(result: SlotResult, lookup: Lookup | None, hit_ids: Sequence[str]) -> dict[str, Paper]:
+    papers = {c.doc_id: c.paper for c in result.candidates}
+    missing = [i for i in hit_ids if i not in papers]
+    if missing and lookup is not None:
+        papers.update({p.doc_id: p for p in lookup(missing)})
+    return papers
+
+
+def _stage_note(trace: StageTrace | None) -> None:
+    if trace is None:
+        st.caption("This stage did not run.")
+    elif trace.status == "ok":
+        st.caption(escape_markdown(f"{trace.message} · {trace.elapsed_s * 1000:.0f} ms"))
+    elif trace.status == "skipped":
+        st.info(escape_markdown(trace.message or "skipped"))
+    elif trace.status == "fallback":
+        st.warning(escape_markdown(trace.message))
+    else:
+        st.error(escape_markdown(trace.message or "failed"))
+
+
+def trace_panel(result: SlotResult, lookup: Lookup | None = None) -> None:
+    """Every agent's work for one slot: query, BM25 and dense top-k, fused ranks, rerank, selection, times."""
+    shown_ids = [h.doc_id for name in ("bm25", "dense") if result.trace(name) for h in result.trace(name).top[:TOP_SHOWN]]
+    papers = _papers_for(result, lookup, shown_ids)
+    st.dataframe(tables.stage_times_frame(result.traces), hide_index=True, width="stretch")
+    tab_query, tab_bm25, tab_dense, tab_fused, tab_rerank, tab_select = st.tabs(
+        ["Query", "BM25", "Dense", "Fused", "Rerank", "Select"]
+    )
+    with tab_query:
+        _query_tab(result)
+    for tab, name in ((tab_bm25, "bm25"), (tab_dense, "dense")):
+        with tab:
+            trace = result.trace(name)
+            _stage_note(trace)
+            if trace and trace.top:
+                st.caption(f"Top {min(TOP_SHOWN, len(trace.top))} of {len(trace.top)} (k = {trace.params.get('k')})")
+                st.dataframe(tables.hits_frame(trace.top, papers, TOP_SHOWN), hide_index=True, width="stretch")
+    with tab_fused:
+        _stage_note(result.trace("fuse"))
+        if result.candidates:
+            st.caption("Each candidate's rank in every stage (blank: the stage did not return it).")
+            st.dataframe(tables.candidates_frame(result.candidates, TOP_SHOWN), hide_index=True, width="stretch")
+    with tab_rerank:
+        trace = result.trace("rerank")
+        _stage_note(trace)
+        if trace and trace.status == "ok" and trace.top:
+            st.dataframe(tables.hits_frame(trace.top, papers, TOP_SHOWN), hide_index=True, width="stretch")
+    with tab_select:
+        _select_tab(result, papers)
+
+
+def _query_tab(result: SlotResult) -> None:
+    _stage_note(result.trace("reformulate"))
+    st.markdown("**Reformulated query**")
+    st.text(result.query.text or "(empty)")
+    st.markdown("**Keywords**")
+    st.text(", ".join(result.query.keywords) or "(none)")
+    if result.query.variants:
+        st.markdown("**Query variants**")
+        for v in result.query.variants:
+            st.text(v)
+
+
+def _select_tab(result: SlotResult, papers: dict[str, Paper]) -> None:
+    trace = result.trace("select")
+    sel = result.selection
+    verdict = "found" if sel.status == "found" else "not found (abstained)"
+    st.markdown(f"**Verdict:** {escape_markdown(verdict)} · **method:** {escape_markdown(sel.method or '-')}"
+                f" · **confidence:** {sel.confidence:.2f}")
+    _stage_note(trace)
+    if sel.reasoning:
+        st.markdown("**Selector's reasoning**")
+        st.text(sel.reasoning)
+    if trace and trace.details.get("raw_answer"):
+        st.markdown("**Raw LLM answer**")
+        st.text(str(trace.details["raw_answer"]))
+    if trace and trace.top:
+        st.caption("Candidates the selector saw, with their confidence:")
+        st.dataframe(tables.hits_frame(trace.top, papers), hide_index=True, width="stretch")
+
+
+def ranked_papers(result: SlotResult, limit: int = 10) -> None:
+    """Numbered paper cards of the final ranking (search results)."""
+    for i, cand in enumerate(result.candidates[:limit], start=1):
+        paper_card(cand.paper, number=i)
+
+
+def error_box(error: Exception) -> None:
+    """A CitefinderError (or anything else) as a plain error box."""
+    st.error(escape_markdown(str(error)) or type(error).__name__, icon=":material/error:")

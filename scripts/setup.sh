@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Create ./.venv and install CiteFinder with pinned dependencies (idempotent; fast when up to date).
+# Usage: scripts/setup.sh [dev]    -- "dev" adds the test dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+want=requirements.txt
+[ "${1:-}" = dev ] && want=requirements-dev.txt
+stamp=.venv/.citefinder-installed-$(cat requirements.txt requirements-dev.txt pyproject.toml | sha1sum | cut -c1-12)-$(basename "$want" .txt)
+if [ -f "$stamp" ]; then exit 0; fi
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+. .venv/bin/activate
+# torch first: the CPU build. Anything that needs torch installed before it would pull CUDA wheels.
+python -m pip install --quiet "torch==2.13.0"
+python -m pip install --quiet -r "$want"
+python -m pip install --quiet --no-deps --no-build-isolation -e .
+touch "$stamp"

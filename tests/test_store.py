@@ -1,0 +1,178 @@
+"""The library store on real Chroma (embedded and `chroma run` server), real bm25s and real MiniLM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from citefinder.config import Settings
+from citefinder.errors import EmbedderMismatchError
+from citefinder.library.embedder import Embedder
+from citefinder.library.store import Library
+
+pytestmark = pytest.mark.slow
+
+N_MODE = 40
+
+
+class CountingEmbedder(Embedder):
+    """The real embedder, counting how many texts it was asked to embed."""
+
+    def __init__(self, *a, **kw) -> None:
+        super().__init__(*a, **kw)
+        self.encoded = 0
+
+    def encode(self, texts, **kw):  # noqa: ANN001, ANN003
+        self.encoded += len(texts)
+        return super().encode(texts, **kw)
+
+
+@pytest.fixture(scope="module")
+def shared_embedder() -> CountingEmbedder:
+    return CountingEmbedder()
+
+
+@pytest.fixture(params=["embedded", "server"])
+def mode_settings(request, tmp_path, chroma_server_lazy) -> Settings:
+    if request.param == "server":
+        # each test gets its own collection on the shared server
+        return Settings(library=tmp_path / "lib", chroma_host=chroma_server_lazy(), collection=f"t{abs(hash(tmp_path)) % 10**8}")
+    return Settings(library=tmp_path / "lib")
+
+
+@pytest.fixture(scope="session")
+def chroma_server_lazy(request):
+    """Start the server only when a server-mode test asks for it."""
+    return lambda: request.getfixturevalue("chroma_server")
+
+
+@pytest.fixture
+def records(sampled_records) -> list[dict]:
+    return sampled_records[0][:N_MODE]
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    return path
+
+
+def test_import_search_reopen_remove(mode_settings, records, tmp_path, shared_embedder) -> None:
+    src = write_jsonl(tmp_path / "papers.jsonl", records)
+    lib = Library.open(mode_settings, embedder=shared_embedder)
+    assert lib.count() == 0
+    assert lib.bm25_search("anything", 5) == []
+
+    report = lib.import_files([src])
+    assert (report.added, report.duplicates, report.failures) == (N_MODE, 0, ())
+    assert lib.count() == N_MODE
+
+    target = records[7]
+    assert lib.bm25_search(target["title"], 5)[0].doc_id == target["doc_id"]
+    dense = lib.dense_search(target["title"], 5)
+    assert dense[0].doc_id == target["doc_id"]
+    assert dense[0].rank == 1 and 0.5 < dense[0].score <= 1.0001
+
+    got = lib.get([records[3]["doc_id"], "no-such-id", records[1]["doc_id"]])
+    assert [p.doc_id for p in got] == [records[3]["doc_id"], records[1]["doc_id"]]
+    assert got[0].title == records[3]["title"] and got[0].abstract == records[3]["abstract"]
+    assert list(got[0].authors) == records[3]["authors"]
+
+    # a re-import of the same file adds nothing and embeds nothing
+    before = shared_embedder.encoded
+    again = lib.import_files([src])
+    assert (again.added, again.duplicates) == (0, N_MODE)
+    assert shared_embedder.encoded == before
+
+    # reopening loads the saved BM25 index (same answers) without re-embedding
+    reopened = Library.open(mode_settings, embedder=shared_embedder)
+    assert reopened.count() == N_MODE
+    assert reopened.bm25_search(target["title"], 1)[0].doc_id == target["doc_id"]
+    assert shared_embedder.encoded == before
+
+    assert reopened.remove([target["doc_id"]]) == 1
+    assert reopened.count() == N_MODE - 1
+    assert target["doc_id"] not in [h.doc_id for h in reopened.bm25_search(target["title"], 10)]
+    assert target["doc_id"] not in [h.doc_id for h in reopened.dense_search(target["title"], 10)]
+
+
+def test_incremental_import_embeds_only_new_papers(tmp_path, records, shared_embedder) -> None:
+    lib = Library.open(Settings(library=tmp_path / "lib"), embedder=shared_embedder)
+    lib.import_files([write_jsonl(tmp_path / "a.jsonl", records[:30])])
+    before = shared_embedder.encoded
+    report = lib.import_files([write_jsonl(tmp_path / "b.jsonl", records[20:40])])
+    assert (report.added, report.duplicates) == (10, 10)
+    assert shared_embedder.encoded - before == 10
+    assert lib.count() == 40
+
+
+def test_dedupe_by_doi_arxiv_and_title(tmp_path, shared_embedder) -> None:
+    from citefinder.types import Paper
+
+    lib = Library.open(Settings(library=tmp_path / "lib"), embedder=shared_embedder)
+    base = [
+        Paper("doi:10.1000/abc", "A Study of Things", doi="10.1000/abc"),
+        Paper("arxiv:1706.03762", "Attention Is All You Need", arxiv_id="1706.03762"),
+        Paper("t:1", "Deep Residual Learning for Image Recognition"),
+    ]
+    assert lib.add_papers(base).added == 3
+    dupes = [
+        Paper("t:x", "Completely different title", doi="https://doi.org/10.1000/ABC"),  # same DOI
+        Paper("t:y", "Attention is all you need!", arxiv_id=None),  # same normalised title
+        Paper("t:z", "Another", arxiv_id="1706.03762"),  # same arXiv id
+        Paper("t:new", "A genuinely new paper"),
+    ]
+    report = lib.add_papers(dupes)
+    assert (report.added, report.duplicates) == (1, 3)
+    assert report.added_ids == ("t:new",)
+
+
+def test_embedder_mismatch_is_refused(tmp_path, shared_embedder, records) -> None:
+    lib = Library.open(Settings(library=tmp_path / "lib"), embedder=shared_embedder)
+    lib.import_files([write_jsonl(tmp_path / "a.jsonl", records[:3])])
+    with pytest.raises(EmbedderMismatchError, match="max_seq_length 256"):
+        Library.open(Settings(library=tmp_path / "lib", embed_max_seq_length=128))
+
+
+KILLER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from citefinder.config import Settings, offline_environment
+    offline_environment()
+    import citefinder.library.store as store
+    store.WRITE_BATCH = 16
+    lib = store.Library.open(Settings(library=sys.argv[1]))
+    def progress(done, total):
+        if done >= 40:  # two full batches written, the third half read: die without cleanup
+            os.kill(os.getpid(), signal.SIGKILL)
+    lib.import_files([sys.argv[2]], progress=progress)
+    """
+)
+
+
+def test_killed_import_leaves_a_usable_library(tmp_path, records) -> None:
+    src = write_jsonl(tmp_path / "papers.jsonl", records)
+    libdir = tmp_path / "lib"
+    proc = subprocess.run([sys.executable, "-c", KILLER, str(libdir), str(src)], capture_output=True, timeout=300)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+
+    lib = Library.open(Settings(library=libdir))
+    assert lib.count() == 32  # every fully written batch, nothing half-written
+    stored = {p.doc_id: p for p in lib.iter_papers()}
+    for r in records[:32]:
+        assert stored[r["doc_id"]].title == r["title"]
+    # BM25 was rebuilt from what is stored and agrees with it
+    assert len(lib.bm25_search("a", 1)) <= 1
+    assert lib.stats()["bm25_documents"] == 32
+    assert lib.bm25_search(records[5]["title"], 1)[0].doc_id == records[5]["doc_id"]
+
+    # re-running the import completes it without duplicates
+    report = lib.import_files([src])
+    assert (report.added, report.duplicates) == (N_MODE - 32, 32)
+    assert lib.count() == N_MODE
