@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 _STOPWORDS = frozenset(
     "a an the on of in for to and or with without towards toward via from at by is are be do does can "
-    "we our your how what when why which who into over under using use".split()
+    "we our your how what when why which who into over under".split()
 )
 _CONFERENCE_WORDS = re.compile(
     r"\b(?:conference|proceedings|proc\.|workshop|symposium|meeting|congress|colloquium|summit|"

@@ -61,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--filled", type=Path, help="write the draft with \\cite{key} in each filled slot")
     p.add_argument("--json", type=Path, dest="json_out", help="write the full results with traces as JSON")
     _common(p)
+
+    from citefinder import cli_eval
+
+    cli_eval.add_parser(sub, _common)
     return parser
 
 
@@ -204,6 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_library(args, settings)
         if args.command == "find":
             return cmd_find(args, settings)
+        if args.command == "eval":
+            from citefinder import cli_eval
+
+            return cli_eval.run(args, settings)
         return cmd_fill(args, settings)
     except CitefinderError as e:
         print(f"error: {e}", file=sys.stderr)

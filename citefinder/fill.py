@@ -39,6 +39,9 @@ def unfilled_report(slots: Sequence[Slot], keys: dict[int, str], width: int = 10
     for slot in sorted(slots, key=lambda s: s.index):
         if keys.get(slot.index):
             continue
-        sentence = slot.sentence if len(slot.sentence) <= width else slot.sentence[: width - 3].rstrip() + "..."
-        lines.append(f"Slot {slot.index + 1}: no reference chosen, left as {slot.marker!r}: {sentence}")
+        sentence = slot.sentence
+        if len(sentence) > width:
+            sentence = sentence[: width - 3].rsplit(" ", 1)[0].rstrip() + "..."
+        marker = " ".join(slot.marker.split())
+        lines.append(f'Slot {slot.index + 1} left as {marker} (no reference chosen): "{sentence}"')
     return lines

@@ -29,6 +29,8 @@ MPNET_RESCORER = "mpnet-rescorer"
 
 
 class Reranker(Protocol):
+    """Reorder the top ``top_n`` fused candidates; agent name "rerank"; never raises at run time."""
+
     name: str
 
     def rerank(
@@ -88,7 +90,7 @@ def _scored(
         message=message,
         inputs={"candidates": len(candidates)},
         params=params,
-        top=tuple(Hit(c.doc_id, r + 1, float(scores[i])) for r, (c, i) in enumerate(zip(ranked, order))),
+        top=tuple(Hit(c.doc_id, r + 1, float(scores[i])) for r, (c, i) in enumerate(zip(ranked, order, strict=True))),
         elapsed_s=time.perf_counter() - start,
         details={"confidence": {candidates[i].doc_id: float(confidences[i]) for i in order}},
     )
@@ -100,10 +102,16 @@ class SkipReranker:
 
     name = "skip"
 
-    def rerank(self, query: Query, candidates: Sequence[Candidate], top_n: int) -> tuple[tuple[Candidate, ...], StageTrace]:
+    def rerank(
+        self, query: Query, candidates: Sequence[Candidate], top_n: int
+    ) -> tuple[tuple[Candidate, ...], StageTrace]:
         return _passthrough(
-            candidates, top_n, status="skipped", message="skipped: no cross-encoder configured",
-            params={"reranker": None}, start=time.perf_counter(),
+            candidates,
+            top_n,
+            status="skipped",
+            message="skipped: no cross-encoder configured",
+            params={"reranker": None},
+            start=time.perf_counter(),
         )
 
 
@@ -117,7 +125,9 @@ def check_cross_encoder_folder(path: Path) -> None:
     setting = "setting CITEFINDER_RERANKER"
     config_file = path / "config.json"
     if not config_file.is_file():
-        raise ModelLoadError(f"The reranker folder {path} ({setting}) has no config.json: it is not a Hugging Face model folder.")
+        raise ModelLoadError(
+            f"The reranker folder {path} ({setting}) has no config.json: it is not a Hugging Face model folder."
+        )
     try:
         config = json.loads(config_file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
@@ -125,8 +135,11 @@ def check_cross_encoder_folder(path: Path) -> None:
     architectures = [str(a) for a in config.get("architectures") or []]
     pooling = (path / "1_Pooling").exists() or _modules_json_has_pooling(path / "modules.json")
     if pooling or not any(a.endswith("ForSequenceClassification") for a in architectures):
-        kind = "a sentence-transformers bi-encoder (it has a Pooling module)" if pooling else (
-            f"not a cross-encoder (architectures {architectures or 'missing'}, no *ForSequenceClassification)")
+        kind = (
+            "a sentence-transformers bi-encoder (it has a Pooling module)"
+            if pooling
+            else (f"not a cross-encoder (architectures {architectures or 'missing'}, no *ForSequenceClassification)")
+        )
         raise ModelLoadError(
             f"The reranker folder {path} ({setting}) is {kind}. Point it to a trained cross-encoder folder "
             f"(e.g. one saved from cross-encoder/ms-marco-MiniLM-L6-v2), use '{MPNET_RESCORER}' for the "
@@ -197,7 +210,9 @@ class CrossEncoderReranker:
             scores[int(result.document.doc_id)] = float(score)
         return scores
 
-    def rerank(self, query: Query, candidates: Sequence[Candidate], top_n: int) -> tuple[tuple[Candidate, ...], StageTrace]:
+    def rerank(
+        self, query: Query, candidates: Sequence[Candidate], top_n: int
+    ) -> tuple[tuple[Candidate, ...], StageTrace]:
         start = time.perf_counter()
         head = list(candidates[:top_n])
         params = {"reranker": self.name, "top_n": top_n}
@@ -207,10 +222,22 @@ class CrossEncoderReranker:
             scores = self._scores(query, head)
         except Exception as e:  # noqa: BLE001 - optional stage: degrade to the fused order
             log.warning("cross-encoder %s failed: %s", self.name, e)
-            return _passthrough(head, top_n, status="fallback", message=f"fused order kept: cross-encoder failed: {e}",
-                                params=params, start=start)
-        return _scored(head, scores, [sigmoid(s) for s in scores], params=params,
-                       message=f"cross-encoder {self.name} reranked {len(head)} candidates", start=start)
+            return _passthrough(
+                head,
+                top_n,
+                status="fallback",
+                message=f"fused order kept: cross-encoder failed: {e}",
+                params=params,
+                start=start,
+            )
+        return _scored(
+            head,
+            scores,
+            [sigmoid(s) for s in scores],
+            params=params,
+            message=f"cross-encoder {self.name} reranked {len(head)} candidates",
+            start=start,
+        )
 
 
 class BiEncoderRescorer:
@@ -225,7 +252,9 @@ class BiEncoderRescorer:
         self.model = model
         self.name = name
 
-    def rerank(self, query: Query, candidates: Sequence[Candidate], top_n: int) -> tuple[tuple[Candidate, ...], StageTrace]:
+    def rerank(
+        self, query: Query, candidates: Sequence[Candidate], top_n: int
+    ) -> tuple[tuple[Candidate, ...], StageTrace]:
         start = time.perf_counter()
         head = list(candidates[:top_n])
         params = {"reranker": self.name, "top_n": top_n}
@@ -239,10 +268,22 @@ class BiEncoderRescorer:
             scores = [float(s) for s in vecs[1:] @ vecs[0]]
         except Exception as e:  # noqa: BLE001 - optional stage: degrade to the fused order
             log.warning("re-scorer %s failed: %s", self.name, e)
-            return _passthrough(head, top_n, status="fallback", message=f"fused order kept: re-scorer failed: {e}",
-                                params=params, start=start)
-        return _scored(head, scores, [min(1.0, max(0.0, s)) for s in scores], params=params,
-                       message=f"{self.name} re-scored {len(head)} candidates by cosine", start=start)
+            return _passthrough(
+                head,
+                top_n,
+                status="fallback",
+                message=f"fused order kept: re-scorer failed: {e}",
+                params=params,
+                start=start,
+            )
+        return _scored(
+            head,
+            scores,
+            [min(1.0, max(0.0, s)) for s in scores],
+            params=params,
+            message=f"{self.name} re-scored {len(head)} candidates by cosine",
+            start=start,
+        )
 
 
 def make_reranker(settings: "Settings") -> Reranker:

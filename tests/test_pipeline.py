@@ -65,7 +65,9 @@ def test_candidates_keep_scores_of_every_stage(pipeline: Pipeline, small_library
 def test_cite_text_finds_slots_and_reports_progress(pipeline: Pipeline, small_library):
     a, b = small_library.citeme[0]["text"], small_library.citeme[1]["text"]
     calls: list[tuple[int, int, bool]] = []
-    results = pipeline.cite_text(f"{a}\n\n{b}", progress=lambda done, total, last: calls.append((done, total, last is None)))
+    results = pipeline.cite_text(
+        f"{a}\n\n{b}", progress=lambda done, total, last: calls.append((done, total, last is None))
+    )
     assert len(results) >= 2
     assert [r.slot.index for r in results] == list(range(len(results)))
     assert calls[0] == (0, len(results), True) and calls[-1] == (len(results), len(results), False)
@@ -92,8 +94,12 @@ def test_llm_selector_answer_is_a_candidate(small_library):
     from dspy.utils.dummies import DummyLM
 
     settings = small_library.settings.with_overrides(llm_model="hosted_vllm/dummy")
-    lm = DummyLM([{"reasoning": "r", "selected": "2", "confidence": "0.6"},
-                  {"reasoning": "r", "selected": "A Paper That Is Not There", "confidence": "0.9"}])
+    lm = DummyLM(
+        [
+            {"reasoning": "r", "selected": "2", "confidence": "0.6"},
+            {"reasoning": "r", "selected": "A Paper That Is Not There", "confidence": "0.9"},
+        ]
+    )
     pipe = Pipeline(settings, small_library.library, reranker=SkipReranker(), selector=LLMSelector(settings, lm=lm))
     item = small_library.citeme[0]
     first = pipe.cite_slot(slot_for(item["text"]))

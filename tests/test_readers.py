@@ -256,3 +256,22 @@ def test_suffix_is_case_insensitive_and_missing_file_is_a_failure(tmp_path):
 def test_every_paper_has_source_and_doc_id(name):
     papers, _ = _split(read_papers(DATA / name))
     assert papers and all(p.source == name and p.doc_id and p.title for p in papers)
+
+
+def test_bib_bare_ampersand_and_percent_are_text(tmp_path):
+    bib = tmp_path / "bare.bib"
+    bib.write_text("@article{k, title={Search & Rescue at 100% Recall}, journal={Stuff & Things}, year={2001}}\n")
+    (paper,) = read_papers(bib)
+    assert (paper.title, paper.venue) == ("Search & Rescue at 100% Recall", "Stuff & Things")
+
+
+def test_bib_duplicate_key_is_kept_and_duplicate_field_is_reported(tmp_path):
+    bib = tmp_path / "dups.bib"
+    bib.write_text(
+        "@article{same, title={First Paper}, year={2001}}\n"
+        "@article{same, title={Second Paper}, year={2002}}\n"
+        "@article{twice, title={A}, title={B}}\n"
+    )
+    papers, failures = _split(read_papers(bib))
+    assert [p.title for p in papers] == ["First Paper", "Second Paper"]
+    assert failures == [ImportFailure("dups.bib:3", "malformed BibTeX entry 'twice' at line 3: field title is given more than once")]

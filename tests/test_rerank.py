@@ -21,10 +21,16 @@ from citefinder.types import Candidate, Paper, Query
 
 PAPERS = [
     Paper("arxiv:1706.03762", "Attention Is All You Need", abstract="The Transformer, based solely on attention."),
-    Paper("t:lecun89", "Backpropagation Applied to Handwritten Zip Code Recognition",
-          abstract="A convolutional network trained by back-propagation reads handwritten zip code digits."),
-    Paper("t:bm25", "The Probabilistic Relevance Framework: BM25 and Beyond",
-          abstract="Term weighting for document retrieval with BM25."),
+    Paper(
+        "t:lecun89",
+        "Backpropagation Applied to Handwritten Zip Code Recognition",
+        abstract="A convolutional network trained by back-propagation reads handwritten zip code digits.",
+    ),
+    Paper(
+        "t:bm25",
+        "The Probabilistic Relevance Framework: BM25 and Beyond",
+        abstract="Term weighting for document retrieval with BM25.",
+    ),
 ]
 QUERY = Query("the raw image could be fed directly through a series of convolutions trained by backpropagation")
 
@@ -74,7 +80,9 @@ def test_accepts_a_sequence_classification_config(tmp_path: Path):
     # Only the folder check: no weights are written, no model is built.
     (tmp_path / "config.json").write_text(json.dumps({"architectures": ["BertForSequenceClassification"]}))
     check_cross_encoder_folder(tmp_path)
-    (tmp_path / "modules.json").write_text(json.dumps([{"path": "", "type": "sentence_transformers.base.modules.Transformer"}]))
+    (tmp_path / "modules.json").write_text(
+        json.dumps([{"path": "", "type": "sentence_transformers.base.modules.Transformer"}])
+    )
     check_cross_encoder_folder(tmp_path)  # sentence-transformers v5+ cross-encoders also save modules.json
     (tmp_path / "1_Pooling").mkdir()
     with pytest.raises(ModelLoadError, match="bi-encoder"):

@@ -19,12 +19,29 @@ from citefinder.select.llm import LLMSelector, interpret  # noqa: E402
 from citefinder.types import Candidate, Paper, Query  # noqa: E402
 
 PAPERS = [
-    Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani", "Noam Shazeer", "Niki Parmar", "Jakob Uszkoreit"),
-          2017, "NeurIPS", abstract="The dominant sequence transduction models are based on recurrent networks. " * 20),
-    Paper("arxiv:1810.04805", "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
-          ("Jacob Devlin",), 2019, "NAACL", abstract="We introduce BERT."),
-    Paper("t:lecun89", "Backpropagation Applied to Handwritten Zip Code Recognition", ("Yann LeCun",), 1989,
-          abstract="Convolutional networks read zip codes."),
+    Paper(
+        "arxiv:1706.03762",
+        "Attention Is All You Need",
+        ("Ashish Vaswani", "Noam Shazeer", "Niki Parmar", "Jakob Uszkoreit"),
+        2017,
+        "NeurIPS",
+        abstract="The dominant sequence transduction models are based on recurrent networks. " * 20,
+    ),
+    Paper(
+        "arxiv:1810.04805",
+        "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+        ("Jacob Devlin",),
+        2019,
+        "NAACL",
+        abstract="We introduce BERT.",
+    ),
+    Paper(
+        "t:lecun89",
+        "Backpropagation Applied to Handwritten Zip Code Recognition",
+        ("Yann LeCun",),
+        1989,
+        abstract="Convolutional networks read zip codes.",
+    ),
 ]
 CANDS = tuple(Candidate(p).with_score("fused", i, 1 / (60 + i)) for i, p in enumerate(PAPERS, start=1))
 CONF = {"arxiv:1706.03762": 0.83, "arxiv:1810.04805": 0.4, "t:lecun89": 0.1}
@@ -168,9 +185,13 @@ class _ChatHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append({"path": self.path, "body": body})
         reply = {
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": self.server.content}}],
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", ""),
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": self.server.content}}
+            ],
             "usage": {"prompt_tokens": 321, "completion_tokens": 12, "total_tokens": 333},
         }
         data = json.dumps(reply).encode()
@@ -200,8 +221,13 @@ def chat_server():
 
 def test_real_wire_path_to_an_openai_compatible_server(chat_server: _ChatServer):
     host, port = chat_server.server_address[:2]
-    settings = Settings(llm_model="hosted_vllm/smollm2", llm_api_base=f"http://{host}:{port}/v1", llm_max_tokens=64,
-                        llm_timeout_s=10, llm_retries=0)
+    settings = Settings(
+        llm_model="hosted_vllm/smollm2",
+        llm_api_base=f"http://{host}:{port}/v1",
+        llm_max_tokens=64,
+        llm_timeout_s=10,
+        llm_retries=0,
+    )
     selection, trace = LLMSelector(settings).select(QUERY, CANDS, CONF, context=CONTEXT)
     assert selection.status == "found" and selection.paper == PAPERS[1] and selection.method == "llm"
     assert selection.confidence == pytest.approx(0.8) and selection.reasoning == "The passage names BERT."
@@ -215,8 +241,9 @@ def test_real_wire_path_to_an_openai_compatible_server(chat_server: _ChatServer)
 
 
 def test_unreachable_llm_falls_back():
-    settings = Settings(llm_model="hosted_vllm/nothing", llm_api_base="http://127.0.0.1:9/v1", llm_retries=0,
-                        llm_timeout_s=5)
+    settings = Settings(
+        llm_model="hosted_vllm/nothing", llm_api_base="http://127.0.0.1:9/v1", llm_retries=0, llm_timeout_s=5
+    )
     selection, trace = LLMSelector(settings).select(QUERY, CANDS, CONF, context=CONTEXT)
     assert trace.status == "fallback" and "LLM call failed" in trace.message
     assert selection.method == "threshold" and selection.paper == PAPERS[0]

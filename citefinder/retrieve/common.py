@@ -40,7 +40,8 @@ def run_retriever(name: str, search: SearchFn, query: Query, k: int) -> tuple[Ra
         status, message = "error", "; ".join(f"{key}: {msg}" for key, msg in errors.items())
     else:
         status = "ok"
-        message = f"{sum(len(h) for h in rankings.values())} hits from {len(rankings)} quer{'y' if len(rankings) == 1 else 'ies'}"
+        n_hits = sum(len(h) for h in rankings.values())
+        message = f"{n_hits} hits from {len(rankings)} quer{'y' if len(rankings) == 1 else 'ies'}"
         if errors:
             message += f"; {len(errors)} failed: " + "; ".join(f"{key}: {msg}" for key, msg in errors.items())
     trace = StageTrace(

@@ -31,7 +31,9 @@ class ThresholdSelector:
         if conf >= self.threshold:
             why = f"selected the top {ranked_by} candidate (confidence {conf:.2f} >= {self.threshold:.2f})"
             return Selection("found", top.paper, conf, self.method, why), why
-        why = f"the top {ranked_by} candidate's confidence {conf:.2f} is below threshold {self.threshold:.2f}: not found"
+        why = (
+            f"the top {ranked_by} candidate's confidence {conf:.2f} is below threshold {self.threshold:.2f}: not found"
+        )
         return Selection("not_found", None, conf, self.method, why), why
 
     def select(

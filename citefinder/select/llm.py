@@ -165,9 +165,14 @@ class LLMSelector:
 
         def trace(status: str, message: str) -> StageTrace:
             return StageTrace(
-                agent="select", status=status, message=message,  # type: ignore[arg-type]
-                inputs={"context": context, "candidates": len(shown)}, params=params,
-                top=selection_hits(shown, confidences), elapsed_s=time.perf_counter() - start, details=details,
+                agent="select",
+                status=status,
+                message=message,  # type: ignore[arg-type]
+                inputs={"context": context, "candidates": len(shown)},
+                params=params,
+                top=selection_hits(shown, confidences),
+                elapsed_s=time.perf_counter() - start,
+                details=details,
             )
 
         def fall_back(reason: str) -> tuple[Selection, StageTrace]:

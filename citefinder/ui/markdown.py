@@ -17,14 +17,16 @@ _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 _SPACE = re.compile(r"\s+")
 
 
-def escape_markdown(text: object) -> str:
+def escape_markdown(text: object, *, strip: bool = True) -> str:
     """``text`` as a Markdown snippet that renders exactly as the text (one line, no markup).
 
     ``escape_markdown("**x**")`` is ``\\*\\*x\\*\\*``: it renders as ``**x**``, not as bold.
     """
     if text is None:
         return ""
-    flat = _SPACE.sub(" ", str(text)).strip()
+    flat = _SPACE.sub(" ", str(text))
+    if strip:
+        flat = flat.strip()
     return _PUNCT.sub(r"\\\1", flat)
 
 

@@ -37,11 +37,11 @@ def paper_card(paper: Paper, *, number: int | None = None) -> None:
 
 def highlight_slot(sentence: str, which: int = 0) -> str:
     """The sentence as Markdown with its ``which``-th [CITATION] highlighted (others dimmed)."""
-    pieces = sentence.split(SLOT_TEXT)
-    out = [escape_markdown(pieces[0])]
+    pieces = [escape_markdown(p, strip=False) for p in sentence.split(SLOT_TEXT)]
+    out = [pieces[0]]
     for i, piece in enumerate(pieces[1:]):
-        mark = ":orange-background[**CITATION**]" if i == which else ":gray[\\[citation\\]]"
-        out.append(f" {mark} {escape_markdown(piece)}")
+        out.append(":orange-background[**\\[CITATION\\]**]" if i == which else ":gray[\\[CITATION\\]]")
+        out.append(piece)
     return "".join(out).strip()
 
 

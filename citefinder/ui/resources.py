@@ -32,7 +32,7 @@ _sample_lock = threading.Lock()
 def configure_logging() -> None:
     """Configure logging once per server process (the library itself never does)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "chromadb", "sentence_transformers", "LiteLLM", "litellm", "urllib3"):
+    for noisy in ("httpx", "chromadb", "sentence_transformers", "LiteLLM", "litellm", "urllib3", "bm25s"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
@@ -44,7 +44,9 @@ def _embedder(name: str, max_seq_length: int, batch_size: int) -> Embedder:
 @st.cache_resource(show_spinner="Opening the library...", max_entries=8)
 def _library(path: str, chroma_host: str | None, collection: str, embedder: str, max_seq_length: int,
              batch_size: int, _settings: Settings) -> Library:
-    return Library.open(_settings, embedder=_embedder(embedder, max_seq_length, batch_size))
+    library = Library.open(_settings, embedder=_embedder(embedder, max_seq_length, batch_size))
+    library.embedder.encode(["warm-up"])  # load the model now, not during the first slot
+    return library
 
 
 @st.cache_resource(show_spinner="Loading the reranker...", max_entries=4)

@@ -18,7 +18,8 @@ from citefinder.types import ImportFailure, Paper
 logger = logging.getLogger(__name__)
 
 _BLOCK_KEY = re.compile(r"@\s*\w+\s*[{(]\s*([^,\s{}()=]+)")
-_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
+_UNESCAPED_TEXT_CHARS = re.compile(r"(?<!\\)([%&])")
+_LATEX_SYNTAX = re.compile(r"[\\{}$~%^_&#]|--|``|''")
 _DECODED_FIELDS = ("title", "booktitle", "journal", "abstract")
 
 
@@ -41,8 +42,10 @@ class _Latex:
         self._decoder = LatexNodes2Text(latex_context=context, math_mode="text", keep_braced_groups=False)
 
     def __call__(self, value: str) -> str:
-        # In BibTeX a bare % is text, for LaTeX it starts a comment that would eat the rest.
-        text = _UNESCAPED_PERCENT.sub(r"\\%", value)
+        if not _LATEX_SYNTAX.search(value):
+            return value  # most values are plain text; pylatexenc costs ~1 ms per call
+        # In BibTeX a bare % or & is text; for LaTeX % starts a comment and & is an alignment tab.
+        text = _UNESCAPED_TEXT_CHARS.sub(r"\\\1", value)
         try:
             text = self._decoder.latex_to_text(text)
         except Exception:  # pylatexenc raises assorted errors on odd input; keep the raw text then

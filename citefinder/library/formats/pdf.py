@@ -23,7 +23,12 @@ logger = logging.getLogger(__name__)
 ABSTRACT_MAX_CHARS = 2000
 
 _DOI_IN_TEXT = re.compile(r"\b(10\.\d{4,9}/[^\s\"'<>\]\[]+)")
-_ABSTRACT_HEAD = re.compile(r"(?im)^[ \t]*a[ \t]?b[ \t]?s[ \t]?t[ \t]?r[ \t]?a[ \t]?c[ \t]?t\b[ \t]*[.:\u2014\u2013-]?[ \t]*")
+# "Abstract" alone on its line, or followed by punctuation ("Abstract.", "Abstract—"), or in capitals;
+# not "Abstract Syntax Notation" running text.
+_ABSTRACT_HEAD = re.compile(
+    r"(?m)^[ \t]*(?:(?i:abstract|a[ \t]b[ \t]s[ \t]t[ \t]r[ \t]a[ \t]c[ \t]t)"
+    r"(?:[ \t]*[.:\u2014\u2013-][ \t]*|[ \t]*$\n?)|ABSTRACT[ \t]+)"
+)
 _ABSTRACT_END = re.compile(
     r"(?im)^[ \t]*(?:(?:1|I)\.?[ \t]+)?introduction\b|^[ \t]*(?:keywords|key[ \t]?words|index[ \t]terms)\b|\n[ \t]*\n"
 )

@@ -1,0 +1,139 @@
+"""Ablations and confidence calibration from saved `citefinder eval --out` results (no re-retrieval).
+
+The eval results keep every item's BM25 and dense lists (with scores) in its traces, so fusion
+method, RRF k and candidate depth can be varied offline. The no-LLM selector's confidence rules
+are compared on a calibration set (never the items reported as test).
+
+Usage:
+  python bench/ablate.py fusion RESULTS.json [RESULTS2.json ...]
+  python bench/ablate.py confidence --calibrate CAL.json [CAL2.json ...] --report TEST.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from citefinder.evaluate.metrics import evaluate_run
+from citefinder.fuse import fuse
+from citefinder.types import Hit
+
+RRF_KS = (1, 10, 30, 60, 100, 300)
+DEPTHS = (10, 20, 50, 100)
+
+
+def lists_of(outcome: dict[str, Any], depth: int = 100) -> dict[str, tuple[Hit, ...]]:
+    traces = {t["agent"]: t for t in outcome["result"]["traces"]}
+    return {name: tuple(Hit(h["doc_id"], h["rank"], h["score"]) for h in traces[name]["top"][:depth])
+            for name in ("bm25", "dense") if name in traces and traces[name]["top"]}
+
+
+def fused_metrics(outcomes: list[dict[str, Any]], method: str, k: int, depth: int) -> dict[str, float]:
+    qrels = {o["id"]: {g: 1 for g in o["gold"]} for o in outcomes if o["answerable"]}
+    run = {}
+    for o in outcomes:
+        fused = fuse(lists_of(o, depth), method, k)  # type: ignore[arg-type]
+        run[o["id"]] = {d: 1.0 / i for i, (d, _s) in enumerate(fused, start=1)}
+    return evaluate_run(qrels, run)
+
+
+def cmd_fusion(paths: list[Path]) -> None:
+    for path in paths:
+        res = json.loads(path.read_text())
+        outs = res["outcomes"]
+        print(f"\n### {res['dataset']} ({len(outs)} items, {res['library']['papers']} papers)\n")
+        print("| variant | R@1 | R@5 | R@10 | R@20 | R@100 | MRR | nDCG@10 |\n|---|---|---|---|---|---|---|---|")
+        rows: list[tuple[str, dict[str, float]]] = []
+        for name in ("bm25", "dense"):
+            qrels = {o["id"]: {g: 1 for g in o["gold"]} for o in outs if o["answerable"]}
+            run = {o["id"]: {h.doc_id: 1.0 / h.rank for h in lists_of(o).get(name, ())} for o in outs}
+            rows.append((f"{name} only", evaluate_run(qrels, run)))
+        rows += [(f"rrf k={k}", fused_metrics(outs, "rrf", k, 100)) for k in RRF_KS]
+        rows.append(("max-score", fused_metrics(outs, "max", 60, 100)))
+        rows += [(f"rrf k=60, depth {d}", fused_metrics(outs, "rrf", 60, d)) for d in DEPTHS]
+        for name, m in rows:
+            print(f"| {name} | " + " | ".join(f"{m[x]:.3f}" for x in
+                  ("recall@1", "recall@5", "recall@10", "recall@20", "recall@100", "mrr", "ndcg@10")) + " |")
+
+
+# --- confidence of the no-LLM selector --------------------------------------------------------
+
+def features(o: dict[str, Any], k: int = 60) -> dict[str, float] | None:
+    lists = lists_of(o)
+    fused = fuse(lists, "rrf", k)
+    if not fused:
+        return None
+    top, score = fused[0]
+    dense = {h.doc_id: h for h in lists.get("dense", ())}
+    bm25 = lists.get("bm25", ())
+    dl = lists.get("dense", ())
+    cos = dense[top].score if top in dense else 0.0
+    margin = (dl[0].score - dl[1].score) if len(dl) > 1 and dl[0].doc_id == top else 0.0
+    return {
+        "rrf": score / (len(lists) / (k + 1)),
+        "dense_cosine": cos,
+        "agreement": float(bool(bm25) and bool(dl) and bm25[0].doc_id == dl[0].doc_id == top),
+        "cosine_x_agreement": cos * (1.0 if bm25 and bm25[0].doc_id == top else 0.7),
+        "dense_margin": margin,
+        "_correct": float(top in o["gold"]),
+        "_answerable": float(o["answerable"]),
+    }
+
+
+def decision_quality(rows: list[dict[str, float]], feat: str, th: float) -> dict[str, float]:
+    """Select when feature >= th. Right = correct pick on answerable, or abstention when top-1 is wrong."""
+    n = len(rows)
+    picked = [r for r in rows if r[feat] >= th]
+    right = sum(r["_correct"] for r in picked) + sum(1 for r in rows if r[feat] < th and not r["_correct"])
+    ans = [r for r in rows if r["_answerable"]]
+    una = [r for r in rows if not r["_answerable"]]
+    return {
+        "decision_accuracy": right / n if n else 0.0,
+        "top1_accuracy": sum(r["_correct"] for r in ans if r[feat] >= th) / len(ans) if ans else 0.0,
+        "abstention_rate": sum(1 for r in una if r[feat] < th) / len(una) if una else 0.0,
+    }
+
+
+def cmd_confidence(calibrate: list[Path], report: list[Path]) -> None:
+    def rows_of(paths: list[Path], pick: Callable[[dict[str, Any]], bool] = lambda o: True) -> list[dict[str, float]]:
+        out = []
+        for p in paths:
+            for o in json.loads(p.read_text())["outcomes"]:
+                f = features(o)
+                if f is not None and pick(o):
+                    out.append(f)
+        return out
+
+    cal = rows_of(calibrate)
+    test = rows_of(report)
+    print(f"calibration items: {len(cal)}; report items: {len(test)}")
+    print("| rule | threshold (chosen on calibration) | cal. decision acc. | report: top-1 acc. | report: abstention | report: decision acc. |")
+    print("|---|---|---|---|---|---|")
+    for feat in ("rrf", "dense_cosine", "agreement", "cosine_x_agreement", "dense_margin"):
+        grid = sorted({round(r[feat], 3) for r in cal} | {0.0})
+        best = max(grid, key=lambda th: (decision_quality(cal, feat, th)["decision_accuracy"], -th))
+        c = decision_quality(cal, feat, best)
+        t = decision_quality(test, feat, best)
+        print(f"| {feat} | {best:.3f} | {c['decision_accuracy']:.3f} | {t['top1_accuracy']:.3f} | "
+              f"{t['abstention_rate']:.3f} | {t['decision_accuracy']:.3f} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fusion")
+    f.add_argument("results", type=Path, nargs="+")
+    c = sub.add_parser("confidence")
+    c.add_argument("--calibrate", type=Path, nargs="+", required=True)
+    c.add_argument("--report", type=Path, nargs="+", required=True)
+    args = ap.parse_args()
+    if args.cmd == "fusion":
+        cmd_fusion(args.results)
+    else:
+        cmd_confidence(args.calibrate, args.report)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Per-slot latency by stage, and a 40-slot draft end to end, on one or more libraries.
+
+Runs the CiteME excerpts (one slot each) through ``Pipeline.cite_slot`` and reports p50/p95 per
+stage from the traces, plus the library open time and a 40-slot draft built from 40 excerpts.
+Usage: python bench/bench_latency.py --library DIR [--library DIR2 ...] [--out bench/out/latency.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from citefinder.config import Settings, offline_environment
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--library", type=Path, action="append", required=True)
+    ap.add_argument("--queries", type=Path, default=DATA / "citeme.jsonl")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args()
+    offline_environment()
+    from citefinder.evaluate import load_items
+    from citefinder.evaluate.runner import item_slot
+    from citefinder.library.store import Library
+    from citefinder.pipeline import Pipeline
+
+    items = load_items(args.queries)
+    out = []
+    for lib_dir in args.library:
+        t = time.perf_counter()
+        lib = Library.open(Settings(library=lib_dir))
+        lib.count()
+        open_s = time.perf_counter() - t
+        pipe = Pipeline(lib.settings, lib)
+        pipe.cite_slot(item_slot(items[0]))  # warm-up: model load, caches
+        per_stage: dict[str, list[float]] = {}
+        totals = []
+        for item in items:
+            t = time.perf_counter()
+            r = pipe.cite_slot(item_slot(item))
+            totals.append(time.perf_counter() - t)
+            for tr in r.traces:
+                per_stage.setdefault(tr.agent, []).append(tr.elapsed_s)
+        from citefinder.slots import find_slots
+
+        draft = "\n\n".join([i.text for i in items if len(find_slots(i.text)) == 1][:40])
+        t = time.perf_counter()
+        res = pipe.cite_text(draft)
+        draft_s = time.perf_counter() - t
+        row = {
+            "library": str(lib_dir), "papers": lib.count(), "open_s": open_s,
+            "slot_p50_s": statistics.median(totals), "slot_p95_s": pct(totals, 0.95),
+            "stages": {a: {"p50_ms": 1000 * statistics.median(v), "p95_ms": 1000 * pct(v, 0.95)} for a, v in per_stage.items()},
+            "draft_slots": len(res), "draft_s": draft_s,
+        }
+        print(json.dumps(row, indent=1), flush=True)
+        out.append(row)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "rows": out}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""The Library page's parts: what is open, import with progress and a summary, browse/search, remove."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from citefinder.errors import CitefinderError
+from citefinder.library.store import Library
+from citefinder.types import ImportReport, Paper
+from citefinder.ui import render, resources, state, tables
+from citefinder.ui.markdown import escape_markdown
+
+IMPORT_TYPES = ["bib", "jsonl", "gz", "ndjson", "json", "pdf"]
+PAGE_SIZE = 50
+SEARCH_K = 100
+
+
+def header(library: Library) -> None:
+    try:
+        stats = library.stats()
+    except CitefinderError as e:
+        render.error_box(e)
+        return
+    c1, c2, c3 = st.columns([1, 2, 2])
+    c1.metric("Papers", f"{stats['papers']:,}")
+    c2.markdown(f"**Folder**  \n{escape_markdown(stats['library'])}")
+    c3.markdown(f"**Store** · {escape_markdown(stats['mode'])}  \n"
+                f"**Embedder** · {escape_markdown(stats['embedder'].get('model', ''))}")
+
+
+def empty_state(library: Library) -> None:
+    """How to start when the library holds no paper."""
+    st.info(
+        "This library is empty. Import your references below (BibTeX, JSONL, CSL-JSON from Zotero, or "
+        "paper PDFs), or start with the sample library of landmark NLP, IR and ML papers.",
+        icon=":material/library_add:",
+    )
+    if st.button("Load the sample library", type="primary", icon=":material/auto_stories:"):
+        run_import(library, None)
+
+
+def _safe_name(name: str) -> str:
+    base = Path(name).name or "upload"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", base)
+
+
+def run_import(library: Library, uploads) -> None:
+    """Import uploaded files (saved to a temp folder first), or the sample library when ``uploads`` is None."""
+    names = [u.name for u in uploads] if uploads else [resources.SAMPLE_BIB.name]
+    with st.status(f"Importing {', '.join(names)}...", expanded=True) as box:
+        bar = st.progress(0.0, text="Reading...")
+
+        def progress(done: int, total: int | None) -> None:
+            fraction = min(1.0, done / total) if total else min(0.95, done / (done + 200))
+            bar.progress(fraction, text=f"{done:,} records read" + (f" of {total:,}" if total else ""))
+
+        try:
+            if uploads is None:
+                report = resources.load_sample(library, progress)
+            else:
+                with tempfile.TemporaryDirectory(prefix="citefinder-upload-") as tmp:
+                    paths = []
+                    for i, u in enumerate(uploads):
+                        path = Path(tmp) / f"{i}-{_safe_name(u.name)}"
+                        path.write_bytes(u.getvalue())
+                        paths.append(path)
+                    report = library.import_files(paths, progress=progress)
+                    report = _tidy_sources(report, tmp)
+        except CitefinderError as e:
+            box.update(label="Import failed", state="error")
+            render.error_box(e)
+            return
+        bar.progress(1.0, text="Done")
+        box.update(label=f"Imported {report.added:,} papers in {report.elapsed_s:.1f} s", state="complete",
+                   expanded=False)
+    st.session_state[state.LIBRARY_REPORT] = (report, names)
+    st.rerun()  # redraw the header and table with the new papers
+
+
+def _tidy_sources(report: ImportReport, tmp: str) -> ImportReport:
+    """Failure sources without the temp folder and the ``<n>-`` prefix added on save."""
+    from dataclasses import replace
+
+    from citefinder.types import ImportFailure
+
+    def tidy(source: str) -> str:
+        s = source.replace(tmp + "/", "")
+        return re.sub(r"^\d+-", "", s)
+
+    return replace(report, failures=tuple(ImportFailure(tidy(f.source), f.reason) for f in report.failures))
+
+
+def import_summary() -> None:
+    """Added, duplicates skipped, failures with reasons, of the last import in this session."""
+    last = st.session_state.get(state.LIBRARY_REPORT)
+    if not last:
+        return
+    report, names = last
+    line = (f"**Last import** ({escape_markdown(', '.join(names))}): {report.added:,} added, "
+            f"{report.duplicates:,} duplicates skipped, {len(report.failures):,} failed.")
+    (st.warning if report.failures else st.success)(line)
+    if report.failures:
+        st.dataframe(tables.failures_frame(report), hide_index=True, width="stretch")
+
+
+def import_section(library: Library) -> None:
+    st.subheader("Import")
+    uploads = st.file_uploader(
+        "BibTeX (.bib), JSON Lines (.jsonl, .jsonl.gz), CSL-JSON (.json) or paper PDFs",
+        type=IMPORT_TYPES, accept_multiple_files=True, key=state.LIBRARY_UPLOAD,
+        help="Up to 50 MB per file. Duplicates (same DOI, arXiv id or title) are skipped. "
+        "For very large files use the command line: citefinder library import FILE.",
+    )
+    if st.button(f"Import {len(uploads)} file{'s' if len(uploads) != 1 else ''}" if uploads else "Import",
+                 disabled=not uploads, icon=":material/upload:"):
+        run_import(library, uploads)
+    import_summary()
+
+
+def papers_view(library: Library) -> list[Paper]:
+    """Search (BM25) or browse page by page; returns the papers shown."""
+    st.subheader("Browse and search")
+    query = st.text_input("Search titles, authors and abstracts", key=state.LIBRARY_QUERY,
+                          placeholder="e.g. contrastive sentence embeddings")
+    try:
+        if query.strip():
+            hits = library.bm25_search(query, SEARCH_K)
+            papers = library.get([h.doc_id for h in hits])
+            st.caption(f"{len(papers)} best BM25 matches")
+        else:
+            n = library.count()
+            pages = max(1, -(-n // PAGE_SIZE))
+            page = st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, step=1,
+                                   key=state.LIBRARY_PAGE)
+            papers = library.browse((int(page) - 1) * PAGE_SIZE, PAGE_SIZE)
+    except CitefinderError as e:
+        render.error_box(e)
+        return []
+    st.dataframe(
+        tables.papers_frame(papers), hide_index=True, width="stretch",
+        column_config={"title": st.column_config.TextColumn(width="large"),
+                       "year": st.column_config.NumberColumn(format="%d")},
+    )
+    return papers
+
+
+def remove_section(library: Library, shown: list[Paper]) -> None:
+    """Pick papers among those shown, confirm, remove."""
+    if not shown:
+        return
+    with st.expander("Remove papers", icon=":material/delete:"):
+        titles = {p.doc_id: f"{p.title} ({p.year})" if p.year else p.title for p in shown}
+        chosen = st.multiselect("Papers to remove (from the table above)", list(titles), format_func=titles.get,
+                                key=state.LIBRARY_REMOVE)
+        sure = st.checkbox(f"Yes, remove {len(chosen)} paper{'s' if len(chosen) != 1 else ''} from this library",
+                           key=state.LIBRARY_CONFIRM, disabled=not chosen)
+        if st.button("Remove", type="primary", disabled=not (chosen and sure), icon=":material/delete_forever:"):
+            try:
+                removed = library.remove(chosen)
+            except CitefinderError as e:
+                render.error_box(e)
+                return
+            st.session_state[state.LIBRARY_MESSAGE] = f"Removed {removed} paper{'s' if removed != 1 else ''}."
+            for key in (state.LIBRARY_REMOVE, state.LIBRARY_CONFIRM):
+                st.session_state.pop(key, None)
+            st.rerun()
+
+
+def flash_message() -> None:
+    message = st.session_state.pop(state.LIBRARY_MESSAGE, None)
+    if message:
+        st.success(message)

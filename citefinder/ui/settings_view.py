@@ -1,0 +1,139 @@
+"""The Settings page's forms. Settings apply to this browser session only (``st.session_state``).
+
+The API key is read from a password field, kept in the session's Settings (a SecretStr) and
+never shown back or written to disk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+from pydantic import ValidationError
+
+from citefinder.config import EMBEDDER_PRESETS, Settings
+from citefinder.errors import CitefinderError
+from citefinder.rerank import MPNET_RESCORER
+from citefinder.ui import state
+from citefinder.ui.connection import check_llm
+from citefinder.ui.markdown import escape_markdown
+
+CUSTOM = "custom"
+RERANK_NONE, RERANK_FOLDER = "none", "cross-encoder (folder or name)"
+
+
+def apply(changes: dict[str, Any]) -> bool:
+    """Validate ``changes`` over this session's settings; store them or show pydantic's message."""
+    try:
+        new = state.get_settings().with_overrides(**changes)
+    except ValidationError as e:
+        st.error("Not applied. " + escape_markdown(state.validation_message(e)), icon=":material/error:")
+        return False
+    state.set_settings(new)
+    return True
+
+
+def llm_form(settings: Settings) -> None:
+    st.subheader("LLM selector")
+    st.caption("Optional. Without an LLM, the top candidate is selected when its confidence clears the threshold.")
+    with st.form("llm"):
+        model = st.text_input("Model (LiteLLM form)", value=settings.llm_model or "",
+                              placeholder="openai/gpt-4o-mini or hosted_vllm/<alias>")
+        base = st.text_input("API base URL", value=settings.llm_api_base or "",
+                             placeholder="empty: the provider's default endpoint")
+        key = st.text_input("API key", type="password", value="",
+                            placeholder="a key is set (hidden); type to replace it" if settings.llm_api_key
+                            else "empty: no key, or OPENAI_API_KEY from the environment")
+        forget = st.checkbox("Forget the key", value=False, disabled=settings.llm_api_key is None)
+        timeout = st.number_input("Timeout per call (s)", value=float(settings.llm_timeout_s), step=5.0)
+        c1, c2 = st.columns(2)
+        save = c1.form_submit_button("Save", type="primary")
+        test = c2.form_submit_button("Save and test connection")
+    if save or test:
+        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout}
+        if key:
+            changes["llm_api_key"] = key
+        elif forget:
+            changes["llm_api_key"] = None
+        if apply(changes) and test:
+            test_connection(state.get_settings())
+        elif save:
+            st.success("LLM settings saved for this session.")
+    ok_message = st.session_state.get(state.LLM_CHECK)
+    if ok_message:
+        ok, message = ok_message
+        (st.success if ok else st.error)(escape_markdown(message))
+
+
+def test_connection(settings: Settings) -> None:
+    with st.spinner(f"Asking {settings.llm_model}..."):
+        try:
+            answer, seconds = check_llm(settings)
+            st.session_state[state.LLM_CHECK] = (True, f"Connected: {settings.llm_model} answered "
+                                                 f"{answer[:60]!r} in {seconds:.1f} s.")
+        except CitefinderError as e:
+            st.session_state[state.LLM_CHECK] = (False, str(e))
+
+
+def models_form(settings: Settings) -> None:
+    st.subheader("Library, models and retrieval")
+    preset = settings.embedder if settings.embedder in EMBEDDER_PRESETS else CUSTOM
+    if not settings.reranker:
+        rerank_choice = RERANK_NONE
+    elif settings.reranker == MPNET_RESCORER:
+        rerank_choice = MPNET_RESCORER
+    else:
+        rerank_choice = RERANK_FOLDER
+    with st.form("models"):
+        c1, c2 = st.columns(2)
+        library = c1.text_input("Library folder", value=str(settings.library))
+        chroma = c2.text_input("Chroma server (HOST:PORT)", value=settings.chroma_host or "",
+                               placeholder="empty: embedded store in the library folder")
+        c1, c2 = st.columns(2)
+        embedder = c1.selectbox("Embedder", list(EMBEDDER_PRESETS) + [CUSTOM],
+                                index=(list(EMBEDDER_PRESETS) + [CUSTOM]).index(preset),
+                                help="A library keeps the embedder it was built with.")
+        custom = c2.text_input("Custom embedder (folder or model name)",
+                               value="" if preset != CUSTOM else settings.embedder)
+        c1, c2 = st.columns(2)
+        rerank = c1.selectbox("Reranker", [RERANK_NONE, MPNET_RESCORER, RERANK_FOLDER],
+                              index=[RERANK_NONE, MPNET_RESCORER, RERANK_FOLDER].index(rerank_choice))
+        rerank_path = c2.text_input("Cross-encoder folder or name",
+                                    value=settings.reranker if rerank_choice == RERANK_FOLDER else "")
+        c1, c2, c3, c4 = st.columns(4)
+        k_bm25 = c1.number_input("BM25 k", value=settings.k_bm25, step=10)
+        k_dense = c2.number_input("Dense k", value=settings.k_dense, step=10)
+        rerank_top_n = c3.number_input("Rerank top n", value=settings.rerank_top_n, step=5)
+        select_candidates = c4.number_input("Candidates shown to the LLM", value=settings.select_candidates, step=1)
+        c1, c2, c3, c4 = st.columns(4)
+        fusion = c1.selectbox("Fusion", ["rrf", "max"], index=["rrf", "max"].index(settings.fusion))
+        rrf_k = c2.number_input("RRF k", value=settings.rrf_k, step=10)
+        threshold = c3.number_input("Confidence threshold", value=float(settings.confidence_threshold), step=0.05,
+                                    format="%.2f")
+        context = c4.number_input("Context sentences", value=settings.context_sentences, step=1)
+        applied = st.form_submit_button("Apply", type="primary")
+    if applied and embedder == CUSTOM and not custom.strip():
+        st.error("Not applied. Enter a folder or model name for the custom embedder.", icon=":material/error:")
+    elif applied:
+        changes = {
+            "library": library, "chroma_host": chroma,
+            "embedder": custom.strip() if embedder == CUSTOM else embedder,
+            "reranker": {RERANK_NONE: None, MPNET_RESCORER: MPNET_RESCORER}.get(rerank, rerank_path),
+            "k_bm25": k_bm25, "k_dense": k_dense, "rerank_top_n": rerank_top_n,
+            "select_candidates": select_candidates, "fusion": fusion, "rrf_k": rrf_k,
+            "confidence_threshold": threshold, "context_sentences": context,
+        }
+        if apply(changes):
+            st.success("Applied to this session.")
+
+
+def current_view(settings: Settings) -> None:
+    """The session's effective settings (the API key only as set / not set)."""
+    with st.expander("Effective settings of this session", icon=":material/tune:"):
+        shown = settings.model_dump(mode="json")
+        shown["llm_api_key"] = "(set, hidden)" if settings.llm_api_key else None
+        st.json(shown)
+    if st.button("Reset to defaults (CITEFINDER_* environment)", icon=":material/restart_alt:"):
+        for key in (state.SETTINGS, state.LLM_CHECK):
+            st.session_state.pop(key, None)
+        st.rerun()

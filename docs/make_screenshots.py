@@ -1,0 +1,45 @@
+"""Take the README screenshots: `python docs/make_screenshots.py` (needs /usr/bin/chromium).
+
+Starts the app on a fresh temporary library (the sample loads on first run), fills the example
+draft and saves docs/screenshot-cite.png and docs/screenshot-trace.png.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS.parent / "tests"))
+
+from app_support import chromium, streamlit_server  # noqa: E402
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp, \
+            streamlit_server(Path(tmp) / "library", Path(tmp) / "server.log") as url, \
+            chromium(viewport=(1400, 1750)) as page:
+        page.goto(url)
+        page.get_by_text("Sample library loaded").wait_for(timeout=240_000)
+        page.get_by_role("button", name="Try an example").click()
+        page.get_by_text("5 citation slots found").wait_for()
+        page.get_by_role("button", name="Find citations").click()
+        page.get_by_text("Filled 5 of 5 slots").wait_for(timeout=120_000)
+        page.get_by_text("Slot 5", exact=True).wait_for()
+        page.wait_for_timeout(1500)
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(DOCS / "screenshot-cite.png"))
+
+        page.get_by_text("Trace: how this paper was chosen").first.click()
+        page.get_by_role("tab", name="Fused").first.click()
+        page.wait_for_timeout(2000)
+        card = page.locator("[class*='st-key-slot_']").first
+        card.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        card.screenshot(path=str(DOCS / "screenshot-trace.png"))
+    print("wrote", DOCS / "screenshot-cite.png", DOCS / "screenshot-trace.png")
+
+
+if __name__ == "__main__":
+    main()

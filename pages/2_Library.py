@@ -1,0 +1,24 @@
+"""Library: what is open, import references, browse and search papers, remove some."""
+
+from citefinder.config import offline_environment
+
+offline_environment()
+
+import streamlit as st  # noqa: E402
+
+from citefinder.ui import layout, library_view  # noqa: E402
+
+settings = layout.page_setup("Library", ":material/local_library:")
+library = layout.open_library(settings)
+layout.sidebar_summary(settings, library)
+
+st.title("Library")
+library_view.flash_message()
+library_view.header(library)
+if library.count() == 0:
+    library_view.empty_state(library)
+library_view.import_section(library)
+
+st.divider()
+shown = library_view.papers_view(library)
+library_view.remove_section(library, shown)

@@ -1,0 +1,22 @@
+"""Settings for this browser session: LLM endpoint, models, retrieval knobs."""
+
+from citefinder.config import offline_environment
+
+offline_environment()
+
+import streamlit as st  # noqa: E402
+
+from citefinder.ui import layout, settings_view, state  # noqa: E402
+
+settings = layout.page_setup("Settings", ":material/settings:")
+
+st.title("Settings")
+st.caption("They apply to this browser session only; defaults come from CITEFINDER_* environment variables. "
+           "The API key is never shown back nor written to disk.")
+
+settings_view.llm_form(settings)
+st.divider()
+settings_view.models_form(settings)
+st.divider()
+settings_view.current_view(state.get_settings())
+layout.sidebar_summary(state.get_settings(), None)

@@ -1,0 +1,121 @@
+"""Helpers for the app tests (AppTest and browser): a sample library built once, PDFs, downloads."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from citefinder.config import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_BIB = ROOT / "assets" / "sample-library.bib"
+SAMPLE_SIZE = 170  # entries in assets/sample-library.bib
+TWO_SLOTS = (
+    "Sequence transduction no longer needs recurrence, since attention is all you need [CITATION]. "
+    "The bench was quiet that morning. "
+    "Reciprocal rank fusion merges several rankings and outperforms Condorcet fusion [CITATION]."
+)
+PDF_LINES = [
+    (72, 740, 11, "Pre-training deep bidirectional transformers improved language understanding [CITATION]."),
+    (72, 720, 11, "The weather was mild."),
+    (72, 700, 11, "Dense passage retrieval serves open-domain question answering [CITATION]."),
+    (72, 680, 11, "Nobody disagreed."),
+    (72, 660, 11, "Generative adversarial nets train a generator against a discriminator [CITATION]."),
+]
+
+
+def build_sample_library(folder: Path) -> Path:
+    """The sample .bib imported into ``folder`` (once: reused when it already holds the papers)."""
+    from citefinder.library.store import Library
+
+    if (folder / "library.json").exists():
+        return folder
+    library = Library.open(Settings(library=folder))
+    report = library.import_files([SAMPLE_BIB])
+    assert report.added == SAMPLE_SIZE, report
+    return folder
+
+
+def make_pdf(lines: list[tuple[float, float, float, str]]) -> bytes:
+    """A one-page PDF with these text lines (tests/data/make_pdfs.py's tiny writer)."""
+    spec = importlib.util.spec_from_file_location("make_pdfs", ROOT / "tests" / "data" / "make_pdfs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make_pdf(lines)
+
+
+class DownloadSpy:
+    """Records what ``st.download_button`` stores, so AppTest can read a button's file back."""
+
+    def __init__(self, monkeypatch) -> None:
+        from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+        self.files: dict[str, bytes] = {}
+        original = MemoryMediaFileStorage.load_and_get_id
+        spy = self
+
+        def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+            file_id = original(self, path_or_data, mimetype, kind, filename)
+            spy.files[file_id] = path_or_data if isinstance(path_or_data, bytes) else Path(path_or_data).read_bytes()
+            return file_id
+
+        monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
+
+    def data(self, button) -> bytes:
+        """The bytes behind an AppTest download button."""
+        file_id = os.path.splitext(button.proto.url.rsplit("/", 1)[-1])[0]
+        return self.files[file_id]
+
+
+# --- browser tests and screenshots ----------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+]
+
+
+@contextlib.contextmanager
+def streamlit_server(library: Path, log_path: Path):
+    """``streamlit run app.py`` on a free loopback port; yields the base URL; stopped by its PID."""
+    from conftest import free_port, stop_process, wait_for_port
+
+    port = free_port()
+    env = {**os.environ, "CITEFINDER_LIBRARY": str(library)}
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for_port(port, proc, timeout=90)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            stop_process(proc)
+
+
+@contextlib.contextmanager
+def chromium(viewport: tuple[int, int] = (1400, 1000)):
+    """Debian's Chromium driven by Playwright (never `playwright install`); yields a page."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, accept_downloads=True)
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def paste_draft(page, text: str) -> None:
+    """Type the draft into the text area and commit it (Streamlit commits on Ctrl+Enter)."""
+    area = page.get_by_label("...or paste your text")
+    area.fill(text)
+    area.press("Control+Enter")
