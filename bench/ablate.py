@@ -82,42 +82,56 @@ def features(o: dict[str, Any], k: int = 60) -> dict[str, float] | None:
     }
 
 
-def decision_quality(rows: list[dict[str, float]], feat: str, th: float) -> dict[str, float]:
-    """Select when feature >= th. Right = correct pick on answerable, or abstention when top-1 is wrong."""
-    n = len(rows)
+def quality(rows: list[dict[str, float]], feat: str, th: float) -> dict[str, float]:
+    """Select the top-1 when feature >= th. Positive class: the top-1 is a correct citation."""
     picked = [r for r in rows if r[feat] >= th]
-    right = sum(r["_correct"] for r in picked) + sum(1 for r in rows if r[feat] < th and not r["_correct"])
+    tp = sum(r["_correct"] for r in picked)
+    pos = sum(r["_correct"] for r in rows)
+    precision = tp / len(picked) if picked else 0.0
+    recall = tp / pos if pos else 0.0
     ans = [r for r in rows if r["_answerable"]]
     una = [r for r in rows if not r["_answerable"]]
     return {
-        "decision_accuracy": right / n if n else 0.0,
+        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "precision": precision,
         "top1_accuracy": sum(r["_correct"] for r in ans if r[feat] >= th) / len(ans) if ans else 0.0,
         "abstention_rate": sum(1 for r in una if r[feat] < th) / len(una) if una else 0.0,
     }
 
 
+def auc(rows: list[dict[str, float]], feat: str) -> float:
+    """P(feature of a correct top-1 > feature of a wrong one), ties count half (Mann-Whitney)."""
+    pos = [r[feat] for r in rows if r["_correct"]]
+    neg = [r[feat] for r in rows if not r["_correct"]]
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
 def cmd_confidence(calibrate: list[Path], report: list[Path]) -> None:
-    def rows_of(paths: list[Path], pick: Callable[[dict[str, Any]], bool] = lambda o: True) -> list[dict[str, float]]:
+    def rows_of(paths: list[Path]) -> list[dict[str, float]]:
         out = []
         for p in paths:
             for o in json.loads(p.read_text())["outcomes"]:
                 f = features(o)
-                if f is not None and pick(o):
+                if f is not None:
                     out.append(f)
         return out
 
     cal = rows_of(calibrate)
     test = rows_of(report)
-    print(f"calibration items: {len(cal)}; report items: {len(test)}")
-    print("| rule | threshold (chosen on calibration) | cal. decision acc. | report: top-1 acc. | report: abstention | report: decision acc. |")
-    print("|---|---|---|---|---|---|")
+    print(f"calibration items: {len(cal)}; report items: {len(test)}; "
+          f"top-1 correct: {sum(r['_correct'] for r in cal):.0f} (cal.), {sum(r['_correct'] for r in test):.0f} (report)")
+    print("| rule | AUC cal. | AUC report | threshold (max F1 on cal.) | report: precision of picks | "
+          "report: top-1 acc. (answerable) | report: abstention (unanswerable) |")
+    print("|---|---|---|---|---|---|---|")
     for feat in ("rrf", "dense_cosine", "agreement", "cosine_x_agreement", "dense_margin"):
         grid = sorted({round(r[feat], 3) for r in cal} | {0.0})
-        best = max(grid, key=lambda th: (decision_quality(cal, feat, th)["decision_accuracy"], -th))
-        c = decision_quality(cal, feat, best)
-        t = decision_quality(test, feat, best)
-        print(f"| {feat} | {best:.3f} | {c['decision_accuracy']:.3f} | {t['top1_accuracy']:.3f} | "
-              f"{t['abstention_rate']:.3f} | {t['decision_accuracy']:.3f} |")
+        best = max(grid, key=lambda th: (quality(cal, feat, th)["f1"], th))
+        t = quality(test, feat, best)
+        print(f"| {feat} | {auc(cal, feat):.3f} | {auc(test, feat):.3f} | {best:.3f} | {t['precision']:.3f} | "
+              f"{t['top1_accuracy']:.3f} | {t['abstention_rate']:.3f} |")
 
 
 def main() -> None:

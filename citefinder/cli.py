@@ -36,6 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     lsub = lib.add_subparsers(dest="library_command", required=True)
     p = lsub.add_parser("import", help="import .bib, .jsonl(.gz), CSL-JSON (.json) or paper PDFs")
     p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("--defer-embedding", action="store_true",
+                   help="store papers now (BM25 finds them at once); compute dense vectors later with `library embed`")
+    _common(p)
+    p = lsub.add_parser("embed", help="compute the dense vectors of papers imported with --defer-embedding (resumable)")
     _common(p)
     p = lsub.add_parser("stats", help="what the library holds")
     p.add_argument("--json", action="store_true")
@@ -65,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     from citefinder import cli_eval
 
     cli_eval.add_parser(sub, _common)
+    from citefinder import cli_optimize
+
+    cli_optimize.add_parser(sub, _common)
+    from citefinder import cli_reranker
+
+    cli_reranker.add_parser(sub)
     return parser
 
 
@@ -106,15 +116,29 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
     if args.library_command == "import":
         update, close = _tqdm_progress("importing", "papers")
         try:
-            report = lib.import_files(args.files, progress=update)
+            report = lib.import_files(args.files, progress=update, defer_embedding=args.defer_embedding)
         finally:
             close()
         print(f"added {report.added}, duplicates skipped {report.duplicates}, failures {len(report.failures)} "
               f"in {report.elapsed_s:.1f} s; library now holds {lib.count()} papers")
+        if lib.pending_count():
+            print(f"{lib.pending_count()} papers await dense vectors (BM25 finds them already): "
+                  "run `citefinder library embed`, which can be interrupted and resumed")
         for f in report.failures[:50]:
             print(f"  failed: {f.source}: {f.reason}")
         if len(report.failures) > 50:
             print(f"  ... and {len(report.failures) - 50} more failures")
+        return 0
+    if args.library_command == "embed":
+        update, close = _tqdm_progress("embedding", "papers")
+        try:
+            n = lib.embed_pending(progress=update)
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: {lib.pending_count()} papers still await vectors; run the command again to resume")
+            return 130
+        finally:
+            close()
+        print(f"embedded {n} papers; {lib.embedded_count()} of {lib.count()} papers have dense vectors")
         return 0
     if args.library_command == "stats":
         stats = lib.stats()
@@ -212,6 +236,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from citefinder import cli_eval
 
             return cli_eval.run(args, settings)
+        if args.command == "optimize":
+            from citefinder import cli_optimize
+
+            return cli_optimize.run(args, settings)
+        if args.command == "reranker":
+            from citefinder import cli_reranker
+
+            return cli_reranker.run(args, settings)
         return cmd_fill(args, settings)
     except CitefinderError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -68,6 +68,17 @@ class Settings(BaseSettings):
     llm_retries: int = Field(2, ge=0, le=10, description="Retries of a failed LLM call (with backoff).")
     llm_max_tokens: int = Field(1024, ge=16, le=32000, description="Token cap of one LLM answer.")
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature of the selector.")
+    llm_program: str = Field(
+        "auto",
+        description="Compiled picker program: 'auto' = the newest in <library>/programs (made by `citefinder "
+        "optimize`), 'none' = the plain prompt, or the path of a program .json.",
+    )
+    llm_rewrite: bool = Field(
+        False,
+        description="Let the LLM rewrite each slot's context into keyword, claim and method search queries "
+        "(agent 'rewrite', retrieved and fused with the cleaned context); needs llm_model. Costs one LLM call "
+        "per slot.",
+    )
 
     @field_validator("chroma_host", "reranker", "llm_model", "llm_api_base", mode="before")
     @classmethod

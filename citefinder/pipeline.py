@@ -1,8 +1,9 @@
 """The citation pipeline: reformulate -> bm25 + dense -> fuse -> rerank -> select, per slot.
 
 Each agent returns its output and a :class:`StageTrace`; a :class:`SlotResult` carries all six
-traces in that order. Optional stages (rerank, LLM) degrade and say so in their trace; the
-retrievers are required together: the pipeline raises only when both fail.
+traces in that order, plus "rewrite" right after "reformulate" when ``llm_rewrite`` is on.
+Optional stages (rerank, LLM) degrade and say so in their trace; the retrievers are required
+together: the pipeline raises only when both fail.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from citefinder.rerank import Reranker, make_reranker
 from citefinder.retrieve.bm25 import retrieve_bm25
 from citefinder.retrieve.dense import retrieve_dense
 from citefinder.retrieve.reformulate import reformulate
+from citefinder.rewrite import LLMRewriter, skipped_rewrite
 from citefinder.select.base import Selector, make_selector
 from citefinder.select.fallback import selection_hits
 from citefinder.types import Candidate, Query, Selection, Slot, SlotResult, StageTrace
@@ -30,6 +32,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, "SlotResult | None"], None]
+
+
+def make_rewriter(settings: "Settings") -> LLMRewriter | None:
+    """The LLM query rewriter when ``llm_rewrite`` is on and an LLM is configured, else None."""
+    return LLMRewriter(settings) if settings.llm_rewrite and settings.llm_model else None
 
 
 class Pipeline:
@@ -46,11 +53,13 @@ class Pipeline:
         *,
         reranker: Reranker | None = None,
         selector: Selector | None = None,
+        rewriter: LLMRewriter | None = None,
     ) -> None:
         self.settings = settings
         self.library = library
         self.reranker = reranker if reranker is not None else make_reranker(settings)
         self.selector = selector if selector is not None else make_selector(settings)
+        self.rewriter = rewriter if rewriter is not None else make_rewriter(settings)
 
     # --- public ----------------------------------------------------------------------------------
 
@@ -74,7 +83,11 @@ class Pipeline:
     def cite_slot(self, slot: Slot) -> SlotResult:
         """Retrieve, fuse, rerank and select for one slot."""
         query, t_reform = reformulate(slot)
-        candidates, traces = self._rank(query, t_reform)
+        before: tuple[StageTrace, ...] = (t_reform,)
+        if self.settings.llm_rewrite:
+            query, t_rewrite = self._rewrite(query, slot.context)
+            before += (t_rewrite,)
+        candidates, traces = self._rank(query, before)
         confidences = self._confidences(candidates, traces)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
@@ -84,7 +97,7 @@ class Pipeline:
         """Rank the library for a free-text question; the top candidate is the "selection"."""
         self._require_papers()
         query, t_reform = reformulate(question)
-        candidates, traces = self._rank(query, t_reform)
+        candidates, traces = self._rank(query, (t_reform,))
         start = time.perf_counter()
         confidences = self._confidences(candidates, traces)
         if candidates:
@@ -109,8 +122,15 @@ class Pipeline:
         if self.library.count() == 0:
             raise EmptyLibraryError(str(self.library.path))
 
-    def _rank(self, query: Query, t_reform: StageTrace) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
-        """reformulate's query -> bm25 + dense -> fuse -> rerank; returns candidates and five traces."""
+    def _rewrite(self, query: Query, context: str) -> tuple[Query, StageTrace]:
+        if self.rewriter is None:
+            return query, skipped_rewrite("llm_rewrite is on but no LLM is configured (setting llm_model)")
+        return self.rewriter.rewrite(query, context)
+
+    def _rank(
+        self, query: Query, before: tuple[StageTrace, ...]
+    ) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
+        """The query -> bm25 + dense -> fuse -> rerank; returns candidates and ``before`` + four traces."""
         s = self.settings
         bm25_lists, t_bm25 = retrieve_bm25(self.library, query, s.k_bm25)
         dense_lists, t_dense = retrieve_dense(self.library, query, s.k_dense)
@@ -129,11 +149,12 @@ class Pipeline:
         t_fuse = replace(t_fuse, elapsed_s=t_fuse.elapsed_s + lookup_s)  # the paper lookup is part of fusing
 
         reranked, t_rerank = self.reranker.rerank(query, fused, s.rerank_top_n)
-        return reranked, (t_reform, t_bm25, t_dense, t_fuse, t_rerank)
+        return reranked, before + (t_bm25, t_dense, t_fuse, t_rerank)
 
     def _confidences(self, candidates: tuple[Candidate, ...], traces: tuple[StageTrace, ...]) -> dict[str, float]:
         """Rerank confidence when a reranker scored the candidates, else normalised fused score."""
-        t_fuse, t_rerank = traces[3], traces[4]
+        by_agent = {t.agent: t for t in traces}
+        t_fuse, t_rerank = by_agent["fuse"], by_agent["rerank"]
         reranked = t_rerank.details.get("confidence") if t_rerank.status == "ok" else None
         if reranked:
             return {c.doc_id: float(reranked.get(c.doc_id, 0.0)) for c in candidates}

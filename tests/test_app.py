@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_support import PDF_LINES, SAMPLE_SIZE, TWO_SLOTS, DownloadSpy, build_sample_library, make_pdf
 from citefinder.ui import state
+from citefinder.ui.markdown import WORD_JOINER
 
 pytestmark = pytest.mark.slow  # builds a library and loads MiniLM
 
@@ -32,7 +33,7 @@ def cite_app(sample_library, monkeypatch) -> AppTest:
 
 def plain(markdown: str) -> str:
     """Markdown written by escape_markdown, back to its text."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 def by_label(widgets, label: str):

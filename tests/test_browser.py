@@ -11,6 +11,7 @@ import time
 
 import bibtexparser
 import pytest
+from playwright.sync_api import expect
 
 from app_support import PDF_LINES, TWO_SLOTS, chromium, make_pdf, paste_draft, streamlit_server
 
@@ -35,14 +36,14 @@ def test_cite_flow_in_the_browser(tmp_path):
         fill_s = time.perf_counter() - start
         print(f"\nbrowser: filled 2 slots in {fill_s:.2f} s (click to results shown)")
         page.get_by_text("Attention Is All You Need", exact=True).wait_for()
-        assert page.get_by_text("Slot 2", exact=True).is_visible()
+        page.get_by_text("Slot 2", exact=True).wait_for()
 
         page.get_by_text("Trace: how this paper was chosen").first.click()
         page.get_by_role("tab", name="Query").first.wait_for()
         for tab in ("BM25", "Dense", "Fused", "Rerank", "Select"):
-            assert page.get_by_role("tab", name=tab).first.is_visible()
+            page.get_by_role("tab", name=tab).first.wait_for()
         page.get_by_role("tab", name="Rerank").first.click()
-        page.get_by_text("skipped: no cross-encoder configured").first.wait_for()
+        page.locator("[data-testid='stAlert']").filter(has_text="skipped: no cross-encoder configured").wait_for()
 
         with page.expect_download() as download:
             page.get_by_role("button", name="Download .bib (2 papers)").click()
@@ -61,5 +62,36 @@ def test_cite_flow_in_the_browser(tmp_path):
         page.get_by_role("button", name="Find citations").click()
         page.get_by_text("Filled 3 of 3 slots").wait_for(timeout=FILL_S)
         page.get_by_text("Slot 3", exact=True).wait_for()
-        assert page.get_by_text("Cite as").count() == 3
-        assert page.get_by_role("button", name="Download draft with \\cite (3 of 3 filled)").is_visible()
+        page.get_by_role("button", name="Download draft with \\cite (3 of 3 filled)").wait_for()
+        expect(page.get_by_text("Cite as", exact=True)).to_have_count(3)
+
+
+HOSTILE_SCRIPT = """
+from citefinder.types import Paper
+from citefinder.ui.render import highlight_slot, paper_card
+import streamlit as st
+
+paper_card(Paper(
+    doc_id="t:x",
+    title="<img src=x onerror=window.__xss=1> [click](javascript:alert(1)) **bold** $x^2$ :red[hi] www.evil.example",
+    authors=("<b>A</b>", "me@evil.example"),
+    year=2020,
+    venue="# heading https://evil.example",
+    url="javascript:alert(3)",
+))
+st.markdown(highlight_slot("Before <i>x</i> [CITATION] and [CITATION] end.", 1))
+"""
+
+
+def test_hostile_metadata_is_plain_text_in_the_browser(tmp_path):
+    script = tmp_path / "hostile.py"
+    script.write_text(HOSTILE_SCRIPT)
+    with streamlit_server(tmp_path / "library", tmp_path / "server.log", script) as url, chromium() as page:
+        page.goto(url)
+        page.get_by_text("end.").wait_for(timeout=FIRST_RUN_S)
+        main = page.locator("[data-testid='stMain']")
+        assert main.locator("img, b, i, a, h1, .katex").count() == 0
+        assert page.evaluate("() => window.__xss") is None
+        texts = [t.replace("\u2060", "") for t in main.locator("[data-testid='stMarkdownContainer']").all_inner_texts()]
+        assert "<img src=x onerror=window.__xss=1> [click](javascript:alert(1)) **bold** $x^2$ :red[hi] www.evil.example" in texts
+        assert "Before <i>x</i> [CITATION] and [CITATION] end." in texts

@@ -84,3 +84,6 @@ def test_make_doc_id_prefers_arxiv_then_doi_then_title_hash():
     # sha1("attention is all you need")[:16]; punctuation and case do not change it.
     assert make_doc_id(Paper("", "Attention Is All You Need")) == "t:37f63852cdfb0690"
     assert make_doc_id(Paper("", "attention is all you need.")) == "t:37f63852cdfb0690"
+    # with a year, the hash is of "title|year": same-titled works of different years differ
+    assert make_doc_id(Paper("", "Attention Is All You Need", year=2017)) == "t:bed85d7e76ff7cd9"
+    assert make_doc_id(Paper("", "Attention is all you need!", year=2017)) == "t:bed85d7e76ff7cd9"

@@ -26,9 +26,9 @@ def test_bib_reads_good_entries_and_reports_the_malformed_one():
     papers, failures = _split(read_papers(DATA / "refs.bib"))
     assert [p.doc_id for p in papers] == [
         "doi:10.18653/v1/n19-1423",
-        "t:b0fd43e7bddb77f9",  # sha1 of the normalised title "uber die suche nach zitaten in entwurfen"
+        "t:0c361ab946e8cdb2",  # sha1 of "uber die suche nach zitaten in entwurfen|2020" (title|year)
         "arxiv:1706.03762",
-        "t:339bc9819049201d",
+        "t:0c58f0346b944fc2",  # title|year hash
     ]
     assert all(p.source == "refs.bib" for p in papers)
     assert [(f.source, f.reason) for f in failures] == [
@@ -275,3 +275,16 @@ def test_bib_duplicate_key_is_kept_and_duplicate_field_is_reported(tmp_path):
     papers, failures = _split(read_papers(bib))
     assert [p.title for p in papers] == ["First Paper", "Second Paper"]
     assert failures == [ImportFailure("dups.bib:3", "malformed BibTeX entry 'twice' at line 3: field title is given more than once")]
+
+
+def test_bib_venue_falls_back_to_howpublished_institution_publisher(tmp_path):
+    f = tmp_path / "venues.bib"
+    f.write_text(
+        "@techreport{r, title={A Report}, author={Doe, Jane}, year={2001}, institution={Stanford InfoLab}}\n"
+        "@book{b, title={A Book}, author={Roe, Rick}, year={2016}, publisher={MIT Press}}\n"
+        "@misc{m, title={A Blog Post}, author={Poe, Pat}, year={2019}, howpublished={OpenAI blog}}\n",
+        encoding="utf-8",
+    )
+    papers, failures = _split(read_papers(f))
+    assert failures == []
+    assert [p.venue for p in papers] == ["Stanford InfoLab", "MIT Press", "OpenAI blog"]

@@ -107,8 +107,9 @@ def test_malformed_answer_falls_back():
     # No output fields at all: DSPy cannot parse it (also after its JSON retry), the selector falls back.
     selector = llm_selector({"unexpected": "I think it is the first one"}, {"unexpected": "still not a field"})
     selection, trace = selector.select(QUERY, CANDS, CONF, context=CONTEXT)
-    assert trace.status == "fallback" and "LLM call failed" in trace.message
+    assert trace.status == "fallback" and "malformed LLM answer" in trace.message
     assert selection.method == "threshold" and selection.paper.doc_id == "arxiv:1706.03762"
+    assert trace.details["llm_calls"] == 2  # ChatAdapter, then DSPy's JSON retry
 
 
 def test_prompt_holds_numbered_candidates_with_truncated_abstracts():
@@ -116,8 +117,12 @@ def test_prompt_holds_numbered_candidates_with_truncated_abstracts():
 
     lm = DummyLM([answer("1")])
     settings = Settings(llm_model="hosted_vllm/dummy", abstract_chars=100)
-    LLMSelector(settings, lm=lm).select(QUERY, CANDS, CONF, context=CONTEXT)
-    prompt = "\n".join(str(m["content"]) for m in lm.history[-1]["messages"])
+    _, trace = LLMSelector(settings, lm=lm).select(QUERY, CANDS, CONF, context=CONTEXT)
+    from dspy.clients.base_lm import GLOBAL_HISTORY  # the selector calls a copy of the LM (its own history)
+
+    messages = [str(m["content"]) for m in GLOBAL_HISTORY[-1]["messages"]]
+    prompt = "\n".join(messages)
+    assert trace.details["prompt_chars"] == sum(map(len, messages)) and trace.details["llm_calls"] == 1
     assert "[1] Attention Is All You Need (2017, NeurIPS) — Ashish Vaswani, Noam Shazeer, Niki Parmar et al." in prompt
     assert "[3] Backpropagation Applied to Handwritten Zip Code Recognition (1989) — Yann LeCun." in prompt
     assert "recurrent networks. The dominant…" in prompt or "…" in prompt
@@ -245,5 +250,14 @@ def test_unreachable_llm_falls_back():
         llm_model="hosted_vllm/nothing", llm_api_base="http://127.0.0.1:9/v1", llm_retries=0, llm_timeout_s=5
     )
     selection, trace = LLMSelector(settings).select(QUERY, CANDS, CONF, context=CONTEXT)
-    assert trace.status == "fallback" and "LLM call failed" in trace.message
+    assert trace.status == "fallback" and "LLM endpoint unreachable" in trace.message
     assert selection.method == "threshold" and selection.paper == PAPERS[0]
+
+
+def test_missing_program_file_uses_the_plain_prompt_and_says_why(tmp_path):
+    from dspy.utils.dummies import DummyLM
+
+    settings = Settings(llm_model="hosted_vllm/dummy", library=tmp_path, llm_program=str(tmp_path / "gone.json"))
+    selection, trace = LLMSelector(settings, lm=DummyLM([answer("2")])).select(QUERY, CANDS, CONF, context=CONTEXT)
+    assert selection.paper == PAPERS[1] and trace.status == "ok"
+    assert trace.details["program"] is None and "is not a file" in trace.details["program_error"]

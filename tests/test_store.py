@@ -132,6 +132,17 @@ def test_dedupe_by_doi_arxiv_and_title(tmp_path, shared_embedder) -> None:
     assert (report.added, report.duplicates) == (1, 3)
     assert report.added_ids == ("t:new",)
 
+    # one title, different works: other first author, or years far apart; a year's drift is one work
+    same_title = [
+        Paper("t:dl1", "Deep learning", authors=("Yann LeCun", "Yoshua Bengio"), year=2015),
+        Paper("t:dl2", "Deep Learning", authors=("Ian Goodfellow", "Yoshua Bengio"), year=2016),
+        Paper("t:dl3", "Deep learning.", authors=("Y. LeCun",), year=2016),  # same work, a year later
+        Paper("t:dl4", "Deep Learning", year=1999),  # years far apart
+    ]
+    report = lib.add_papers(same_title)
+    assert report.added_ids == ("t:dl1", "t:dl2", "t:dl4")
+    assert report.duplicates == 1
+
 
 def test_embedder_mismatch_is_refused(tmp_path, shared_embedder, records) -> None:
     lib = Library.open(Settings(library=tmp_path / "lib"), embedder=shared_embedder)
@@ -176,3 +187,40 @@ def test_killed_import_leaves_a_usable_library(tmp_path, records) -> None:
     report = lib.import_files([src])
     assert (report.added, report.duplicates) == (N_MODE - 32, 32)
     assert lib.count() == N_MODE
+
+
+def test_deferred_embedding_is_searchable_at_once_and_resumable(tmp_path, records, shared_embedder, monkeypatch) -> None:
+    import citefinder.library.store as store
+    from citefinder.retrieve.dense import retrieve_dense
+    from citefinder.types import Query
+
+    monkeypatch.setattr(store, "WRITE_BATCH", 8)
+    lib = Library.open(Settings(library=tmp_path / "lib"), embedder=shared_embedder)
+    before = shared_embedder.encoded
+    report = lib.import_files([write_jsonl(tmp_path / "a.jsonl", records[:20])], defer_embedding=True)
+    assert report.added == 20 and shared_embedder.encoded == before  # no model ran
+    assert (lib.count(), lib.embedded_count(), lib.pending_count()) == (20, 0, 20)
+    target = records[11]
+    assert lib.bm25_search(target["title"], 3)[0].doc_id == target["doc_id"]
+    assert lib.dense_search(target["title"], 3) == []
+    assert lib.get([target["doc_id"]])[0].abstract == target["abstract"]
+    assert {p.doc_id for p in lib.browse(0, 100)} == {r["doc_id"] for r in records[:20]}
+    _, trace = retrieve_dense(lib, Query(target["title"]), 5)
+    assert "covers 0 of 20 papers" in trace.message and trace.details["coverage"] == {"embedded": 0, "total": 20}
+
+    # interrupted after the first batch: what was embedded stays, the rest stays queued
+    calls = []
+    assert lib.embed_pending(should_stop=lambda: len(calls) >= 1, progress=lambda d, t: calls.append(d)) == 8
+    reopened = Library.open(Settings(library=tmp_path / "lib"), embedder=shared_embedder)
+    assert (reopened.count(), reopened.embedded_count(), reopened.pending_count()) == (20, 8, 12)
+    # a paper already in Chroma but still queued (killed between the two writes) is not added twice
+    reopened._pending.add(reopened.get([records[0]["doc_id"]]))
+    assert reopened.embed_pending() == 13
+    assert (reopened.count(), reopened.embedded_count(), reopened.pending_count()) == (20, 20, 0)
+    assert reopened.dense_search(target["title"], 1)[0].doc_id == target["doc_id"]
+    _, trace = retrieve_dense(reopened, Query(target["title"]), 5)
+    assert "covers" not in trace.message
+    # removing works for queued and embedded papers alike
+    reopened.import_files([write_jsonl(tmp_path / "b.jsonl", records[20:22])], defer_embedding=True)
+    assert reopened.remove([records[20]["doc_id"], records[1]["doc_id"]]) == 2
+    assert (reopened.count(), reopened.pending_count()) == (20, 1)

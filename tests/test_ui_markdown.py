@@ -7,7 +7,7 @@ import html
 import pytest
 from markdown_it import MarkdownIt
 
-from citefinder.ui.markdown import escape_markdown, link, safe_url
+from citefinder.ui.markdown import WORD_JOINER, escape_markdown, link, safe_url
 
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
@@ -29,9 +29,16 @@ HOSTILE = [
 @pytest.mark.parametrize("text", HOSTILE)
 def test_escaped_text_renders_as_exactly_that_text(text):
     md = MarkdownIt("commonmark", {"html": True, "linkify": False}).enable(["table", "strikethrough"])
-    rendered = md.render(escape_markdown(text)).strip()
+    rendered = md.render(escape_markdown(text)).strip().replace(WORD_JOINER, "")
     flat = " ".join(text.split())
     assert rendered == f"<p>{html.escape(flat, quote=False)}</p>"
+
+
+@pytest.mark.parametrize("text", ["www.evil.example", "see https://evil.example/x", "me@evil.example"])
+def test_bare_urls_get_a_word_joiner_against_gfm_autolinks(text):
+    escaped = escape_markdown(text)
+    assert WORD_JOINER in escaped
+    assert escaped.replace(WORD_JOINER, "").replace("\\", "") == text
 
 
 def test_whitespace_collapses_to_one_line():

@@ -51,14 +51,11 @@ class ItemOutcome:
         return self.selected is not None and self.selected in self.gold
 
 
-def item_slot(item: EvalItem) -> Slot | None:
-    """The item's first citation slot; None for a question (search mode).
-
-    An excerpt without a literal marker is cited as a whole (its text is the context).
-    """
+def item_slot(item: EvalItem, context_sentences: int = 1) -> Slot | None:
+    """The item's first citation slot, with ``context_sentences`` neighbours; None for a question."""
     from citefinder.slots import find_slots
 
-    slots = find_slots(item.text)
+    slots = find_slots(item.text, context_sentences)
     return slots[0] if slots else None
 
 
@@ -101,7 +98,7 @@ def run_items(pipeline: Any, items: Sequence[EvalItem], *, progress: Progress | 
     outcomes: list[ItemOutcome] = []
     for n, item in enumerate(items, start=1):
         t0 = time.perf_counter()
-        slot = item_slot(item)
+        slot = item_slot(item, s.context_sentences)
         result = pipeline.cite_slot(slot) if slot is not None else pipeline.search(item.text)
         elapsed = time.perf_counter() - t0
         runs = stage_runs(result, fusion=s.fusion, rrf_k=s.rrf_k)

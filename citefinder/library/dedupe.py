@@ -102,10 +102,12 @@ def dedupe_keys(paper: Paper) -> tuple[str, ...]:
 
 def make_doc_id(paper: Paper) -> str:
     """Stable id: ``arxiv:<id>`` if the paper has an arXiv id, else ``doi:<doi>``, else
-    ``t:<first 16 hex of sha1(normalised title)>``."""
+    ``t:<first 16 hex of sha1(normalised title|year)>``."""
     if arxiv := normalize_arxiv_id(paper.arxiv_id):
         return f"arxiv:{arxiv}"
     if doi := normalize_doi(paper.doi):
         return f"doi:{doi}"
-    digest = hashlib.sha1(normalize_title(paper.title).encode("utf-8")).hexdigest()
+    # the year is part of the hash so same-titled works of different years get different ids
+    basis = normalize_title(paper.title) + (f"|{paper.year}" if paper.year else "")
+    digest = hashlib.sha1(basis.encode("utf-8")).hexdigest()
     return f"t:{digest[:16]}"

@@ -14,7 +14,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from citefinder.config import Settings
 from citefinder.errors import EmbedderMismatchError, LibraryError
@@ -22,11 +22,20 @@ from citefinder.library.bm25index import BM25Index, bm25_text
 from citefinder.library.chroma_records import embedding_text, from_record, to_metadata
 from citefinder.library.dedupe import dedupe_keys, normalize_title
 from citefinder.library.embedder import CitefinderEmbeddingFunction, Embedder
+from citefinder.library.pending import PendingQueue
 from citefinder.types import Hit, ImportFailure, ImportReport, Paper
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, "int | None"], None]
+
+
+class Identity(NamedTuple):
+    """What a dedupe key points to: the stored paper and what tells same-titled works apart."""
+
+    doc_id: str
+    year: int | None
+    first_author: str | None
 
 MANIFEST = "library.json"
 BM25_DIR = "bm25"
@@ -46,7 +55,8 @@ class Library:
         self._collection = collection
         self._write_lock = threading.RLock()
         self._bm25: BM25Index | None = None
-        self._keys: dict[str, str] | None = None  # dedupe key -> doc_id, built on first write
+        self._keys: dict[str, Identity] | None = None  # dedupe key -> stored paper, built on first write
+        self._pending = PendingQueue(self.path)  # stored papers still waiting for their vectors
 
     # --- opening --------------------------------------------------------------------------------
 
@@ -92,25 +102,34 @@ class Library:
     # --- reading --------------------------------------------------------------------------------
 
     def count(self) -> int:
+        """Papers in the library, including those still waiting for their dense vectors."""
+        return self.embedded_count() + self._pending.count()
+
+    def embedded_count(self) -> int:
+        """Papers the dense agent can find (their vectors are in Chroma)."""
         return int(self._collection.count())
+
+    def pending_count(self) -> int:
+        """Papers searchable by BM25 only until :meth:`embed_pending` has embedded them."""
+        return self._pending.count()
 
     def get(self, doc_ids: Sequence[str]) -> list[Paper]:
         """Papers for ``doc_ids`` in the given order; unknown ids are skipped."""
         ids = list(dict.fromkeys(doc_ids))
         if not ids:
             return []
-        res = self._collection.get(ids=ids, include=["metadatas", "documents"])
-        found = {
-            i: from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])
-        }
+        found = {p.doc_id: p for p in self._chroma_get(ids)}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            found.update(self._pending.get(missing))
         return [found[i] for i in ids if i in found]
 
     def bm25_search(self, text: str, k: int) -> list[Hit]:
         return self._ensure_bm25().search(text, k)
 
     def dense_search(self, text: str, k: int) -> list[Hit]:
-        """Nearest papers by cosine similarity of the embedded query."""
-        n = self.count()
+        """Nearest papers by cosine similarity of the embedded query (embedded papers only)."""
+        n = self.embedded_count()
         if n == 0 or not text.strip() or k <= 0:
             return []
         vec = self.embedder.encode([text])[0]
@@ -119,8 +138,15 @@ class Library:
         return [Hit(i, r, 1.0 - float(d)) for r, (i, d) in enumerate(zip(ids, dists), start=1)]
 
     def browse(self, offset: int = 0, limit: int = 50) -> list[Paper]:
-        res = self._collection.get(offset=offset, limit=limit, include=["metadatas", "documents"])
-        return [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+        """Papers in storage order: embedded ones first, then those waiting for vectors."""
+        embedded = self.embedded_count()
+        papers: list[Paper] = []
+        if offset < embedded:
+            res = self._collection.get(offset=offset, limit=limit, include=["metadatas", "documents"])
+            papers = [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+        if len(papers) < limit:
+            papers += self._pending.take(limit - len(papers), max(0, offset - embedded))
+        return papers
 
     def iter_papers(self, page: int = _PAGE) -> Iterator[Paper]:
         offset = 0
@@ -138,6 +164,7 @@ class Library:
             "mode": _where(self.settings),
             "collection": self.settings.collection,
             "papers": self.count(),
+            "awaiting_vectors": self.pending_count(),
             "bm25_documents": len(self._ensure_bm25()),
             "embedder": self.embedder.spec.to_dict(),
             "generation": manifest.get("generation", 0),
@@ -147,11 +174,18 @@ class Library:
     # --- writing --------------------------------------------------------------------------------
 
     def add_papers(
-        self, papers: Iterable[Paper | ImportFailure], *, progress: Progress | None = None, total: int | None = None
+        self,
+        papers: Iterable[Paper | ImportFailure],
+        *,
+        progress: Progress | None = None,
+        total: int | None = None,
+        defer_embedding: bool = False,
     ) -> ImportReport:
         """Add papers, skipping duplicates (DOI, arXiv id, then normalised title) of stored or earlier ones.
 
         Papers are embedded and written in batches; the BM25 index is rebuilt once at the end.
+        With ``defer_embedding`` they are only queued (no model runs): BM25 finds them as soon as
+        the import ends, and :meth:`embed_pending` adds their vectors later, resumably.
         ``ImportFailure`` items in the stream are passed through into the report.
         """
         t0 = time.perf_counter()
@@ -171,24 +205,27 @@ class Library:
                         failures.append(ImportFailure(item.source or item.doc_id, "record has no title"))
                     else:
                         pkeys = dedupe_keys(item) + (f"id:{item.doc_id}",)
-                        if any(k in keys for k in pkeys):
+                        who = _identity(item)
+                        if any(_same_paper(k, keys.get(k), who) for k in pkeys):
                             dupes += 1
                         else:
                             for k in pkeys:
-                                keys[k] = item.doc_id
+                                keys.setdefault(k, who)
                             batch.append(item)
                     if len(batch) >= WRITE_BATCH:
-                        added += self._write_batch(batch)
+                        added += self._queue_batch(batch) if defer_embedding else self._write_batch(batch)
                         batch = []
                     if progress:
                         progress(seen, total)
                 if batch:
-                    added += self._write_batch(batch)
+                    added += self._queue_batch(batch) if defer_embedding else self._write_batch(batch)
             finally:
                 self._commit()
         return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
 
-    def import_files(self, paths: Sequence[Path | str], *, progress: Progress | None = None) -> ImportReport:
+    def import_files(
+        self, paths: Sequence[Path | str], *, progress: Progress | None = None, defer_embedding: bool = False
+    ) -> ImportReport:
         """Import BibTeX, JSONL(.gz), CSL-JSON and PDF files (see :mod:`citefinder.library.readers`)."""
         from citefinder.library.readers import read_papers
 
@@ -206,7 +243,29 @@ class Library:
                     log.exception("reading %s failed", p)
                     yield ImportFailure(p.name, f"could not read the file: {e}")
 
-        return self.add_papers(stream(), progress=progress, total=total)
+        return self.add_papers(stream(), progress=progress, total=total, defer_embedding=defer_embedding)
+
+    def embed_pending(self, *, progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> int:
+        """Embed queued papers batch by batch into Chroma; returns how many were embedded.
+
+        Safe to interrupt and re-run: a batch leaves the queue only after Chroma holds it.
+        """
+        done = 0
+        total = self._pending.count()
+        while not (should_stop and should_stop()):
+            with self._write_lock:
+                batch = self._pending.take(WRITE_BATCH)
+                if not batch:
+                    break
+                already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
+                todo = [p for p in batch if p.doc_id not in already]
+                if todo:
+                    self._write_batch(todo)
+                self._pending.remove([p.doc_id for p in batch])
+            done += len(batch)
+            if progress:
+                progress(done, total)
+        return done
 
     def remove(self, doc_ids: Sequence[str]) -> int:
         """Remove papers by doc_id; returns how many existed."""
@@ -216,13 +275,24 @@ class Library:
                 return 0
             self._mark_dirty(True)
             try:
-                self._collection.delete(ids=present)
+                in_chroma = [p.doc_id for p in self._chroma_get(present)]
+                if in_chroma:
+                    self._collection.delete(ids=in_chroma)
+                self._pending.remove(present)
             finally:
                 self._keys = None
                 self._commit()
             return len(present)
 
     # --- internals ------------------------------------------------------------------------------
+
+    def _chroma_get(self, doc_ids: Sequence[str]) -> list[Paper]:
+        res = self._collection.get(ids=list(doc_ids), include=["metadatas", "documents"])
+        return [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+
+    def _queue_batch(self, batch: list[Paper]) -> list[str]:
+        self._pending.add(batch)
+        return [p.doc_id for p in batch]
 
     def _write_batch(self, batch: list[Paper]) -> list[str]:
         vectors = self.embedder.encode([embedding_text(p) for p in batch])
@@ -234,12 +304,12 @@ class Library:
         )
         return [p.doc_id for p in batch]
 
-    def _dedupe_keys(self) -> dict[str, str]:
+    def _dedupe_keys(self) -> dict[str, Identity]:
         if self._keys is None:
-            keys: dict[str, str] = {}
+            keys: dict[str, Identity] = {}
             for p in self.iter_papers():
                 for k in dedupe_keys(p) + (f"id:{p.doc_id}",):
-                    keys.setdefault(k, p.doc_id)
+                    keys.setdefault(k, _identity(p))
             self._keys = keys
         return self._keys
 
@@ -290,6 +360,27 @@ class Library:
         index.save(self.path / BM25_DIR, stamp=stamp)
         self._bm25 = BM25Index.load(self.path / BM25_DIR) if ids else index
         return self._bm25
+
+
+def _identity(p: Paper) -> Identity:
+    surname = p.authors[0].split()[-1].casefold() if p.authors and p.authors[0].split() else None
+    return Identity(p.doc_id, p.year, surname)
+
+
+def _same_paper(key: str, stored: Identity | None, new: Identity) -> bool:
+    """A shared DOI, arXiv id or doc_id means the same paper; a shared title only when nothing contradicts it.
+
+    Under one normalised title, years more than one apart (a preprint and its proceedings
+    version are often a year apart) or different first authors mean different works, e.g.
+    LeCun et al.'s "Deep learning" (Nature 2015) and Goodfellow et al.'s "Deep Learning" (2016).
+    """
+    if stored is None:
+        return False
+    if not key.startswith("title:"):
+        return True
+    if stored.year is not None and new.year is not None and abs(stored.year - new.year) > 1:
+        return False
+    return not (stored.first_author and new.first_author and stored.first_author != new.first_author)
 
 
 def _make_client(settings: Settings, path: Path) -> Any:

@@ -1,153 +1,103 @@
 """The LLM selector: a DSPy ChainOfThought over :class:`CitationRetrieval`, mapped back to a candidate.
 
 The LM is passed with ``dspy.context(lm=...)`` on every call, never ``dspy.configure`` (which only
-the first thread may call: a second Streamlit session would break). Answers that cannot be mapped
-to a candidate, and failed calls, fall back to the threshold selector and say so in the trace.
+the first thread may call: a second Streamlit session would break). The picker is the newest
+program compiled by ``citefinder optimize`` for the library when there is one (setting
+``llm_program``), else the plain prompt. Answers that cannot be mapped to a candidate, and failed
+calls, fall back to the threshold selector and say so in the trace.
 """
 
 from __future__ import annotations
 
-import difflib
 import logging
-import math
-import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citefinder.select.answer import Answer, interpret, interpret_titles, normalize_title, parse_confidence
 from citefinder.select.fallback import ThresholdSelector, selection_hits
+from citefinder.select.lm import call_records, call_totals, describe_failure, make_lm
+from citefinder.select.programs import resolve_program
 from citefinder.types import Candidate, Query, Selection, StageTrace
 
 if TYPE_CHECKING:
     from citefinder.config import Settings
 
+__all__ = ["Answer", "LLMSelector", "interpret", "interpret_titles", "load_picker", "normalize_title"]
+
 log = logging.getLogger(__name__)
 
-FUZZY_MIN_RATIO = 0.9
-_NONE_ANSWERS = frozenset({"none", "no", "null", "nothing", "n a", "not found", "no match", "none found"})
-_NUMBER = re.compile(r"^(?:candidate|paper|number|no\.?|#)?\s*\[?\s*(\d+)\s*\]?(?=\W|$)", re.IGNORECASE)
 
+def load_picker(path: str | Path | None) -> Any:
+    """A fresh picker module, with the compiled demos and instructions of ``path`` when given.
 
-def normalize_title(title: str) -> str:
-    """Lower case, letters and digits only, single spaces."""
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", title.lower()).split())
-
-
-@dataclass(frozen=True)
-class Answer:
-    """How an LLM answer maps onto the candidate list."""
-
-    kind: str  # "pick", "none" or "bad"
-    index: int = -1  # 0-based, for "pick"
-    how: str = ""  # "number", "title", "fuzzy title" for "pick"; the reason for "bad"
-
-
-def interpret(raw: str, candidates: Sequence[Candidate]) -> Answer:
-    """Map an answer to a candidate: number, exact normalised title, fuzzy title, or none.
-
-    Never returns a paper outside ``candidates``: anything unmatched is "bad".
+    Any LM saved with the program is dropped: the LM comes from the settings at call time.
     """
-    text = raw.strip().strip("\"'`*").strip()
-    norm = normalize_title(text)
-    if not norm:
-        return Answer("bad", how="empty answer")
-    if norm in _NONE_ANSWERS or norm.startswith("none of"):
-        return Answer("none")
-    number = _NUMBER.match(text)
-    if number and 1 <= int(number.group(1)) <= len(candidates):
-        return Answer("pick", int(number.group(1)) - 1, "number")
-    titles = [normalize_title(c.paper.title) for c in candidates]
-    if norm in titles:
-        return Answer("pick", titles.index(norm), "title")
-    ratios = [difflib.SequenceMatcher(None, norm, t).ratio() for t in titles]
-    if ratios and max(ratios) >= FUZZY_MIN_RATIO:
-        return Answer("pick", ratios.index(max(ratios)), f"fuzzy title (ratio {max(ratios):.2f})")
-    if number:
-        return Answer("bad", how=f"candidate number {number.group(1)} is out of range 1-{len(candidates)}")
-    return Answer("bad", how=f"answer {raw.strip()[:120]!r} matches no candidate number or title")
+    import dspy
 
+    from citefinder.select.signature import CitationRetrieval
 
-def _clamp(value: Any) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return 0.0 if math.isnan(x) else min(1.0, max(0.0, x))
-
-
-def _usage(prediction: Any) -> dict[str, int]:
-    """Prompt and completion tokens when the LM reported usage (DSPy's usage tracker)."""
-    get = getattr(prediction, "get_lm_usage", None)
-    per_lm = (get() if get else None) or {}
-    totals: dict[str, int] = {}
-    for usage in per_lm.values():
-        for key in ("prompt_tokens", "completion_tokens"):
-            if isinstance(usage.get(key), int):
-                totals[key] = totals.get(key, 0) + usage[key]
-    return totals
-
-
-def _client_kwargs(settings: "Settings") -> dict[str, str]:
-    """api_base/api_key for dspy.LM, leaving out what is unset.
-
-    An explicit ``api_key=None`` makes DSPy refuse the call ("empty credential"); a local
-    OpenAI-compatible server (llama.cpp, vLLM) without a key gets a placeholder, which it ignores.
-    """
-    kwargs: dict[str, str] = {}
-    if settings.llm_api_base:
-        kwargs["api_base"] = settings.llm_api_base
-    if settings.llm_api_key is not None and settings.llm_api_key.get_secret_value():
-        kwargs["api_key"] = settings.llm_api_key.get_secret_value()
-    elif settings.llm_api_base:
-        kwargs["api_key"] = "no-key"
-    return kwargs
+    program = dspy.ChainOfThought(CitationRetrieval)
+    if path is not None:
+        program.load(str(path))
+        program.set_lm(None)
+    return program
 
 
 class LLMSelector:
     """Ask an LLM which numbered candidate is cited; fall back to ``fallback`` when unusable.
 
-    ``lm`` overrides the LM built from the settings (tests pass ``dspy.utils.dummies.DummyLM``).
+    ``lm`` overrides the LM built from the settings (tests pass ``dspy.utils.dummies.DummyLM``);
+    ``program`` overrides the picker module (default: :func:`load_picker` of ``llm_program``).
     """
 
     method = "llm"
 
-    def __init__(self, settings: "Settings", *, lm: Any = None, fallback: ThresholdSelector | None = None) -> None:
+    def __init__(
+        self,
+        settings: "Settings",
+        *,
+        lm: Any = None,
+        fallback: ThresholdSelector | None = None,
+        program: Any = None,
+    ) -> None:
         self.settings = settings
         self.fallback = fallback or ThresholdSelector(settings.confidence_threshold)
         self._lm = lm
-        self._program: Any = None
+        self._program = program
+        self.program_name: str | None = None  # file name of the compiled program in use
+        self.program_error: str | None = None  # why the configured program could not be used
         self._lock = threading.Lock()
 
     def _build(self) -> tuple[Any, Any]:
         with self._lock:
+            if self._lm is None:
+                self._lm = make_lm(self.settings)
             if self._program is None:
-                import dspy
-
-                from citefinder.select.signature import CitationRetrieval
-
-                if self._lm is None:
-                    self._lm = dspy.LM(
-                        self.settings.llm_model,
-                        max_tokens=self.settings.llm_max_tokens,
-                        timeout=self.settings.llm_timeout_s,
-                        num_retries=self.settings.llm_retries,
-                        temperature=self.settings.llm_temperature,
-                        cache=False,
-                        **_client_kwargs(self.settings),
-                    )
-                self._program = dspy.ChainOfThought(CitationRetrieval)
+                self._program = self._load_program()
             return self._lm, self._program
 
-    def _ask(self, context: str, shown: Sequence[Candidate]) -> Any:
+    def _load_program(self) -> Any:
+        """The configured compiled program; the plain prompt (and the reason) when it cannot be loaded."""
+        try:
+            path = resolve_program(self.settings.llm_program, self.settings.library)
+            program = load_picker(path)
+        except Exception as e:  # noqa: BLE001 - a broken program file must not stop citing
+            log.warning("cannot load the picker program (llm_program=%r): %s", self.settings.llm_program, e)
+            self.program_error = f"{type(e).__name__}: {e}"
+            return load_picker(None)
+        self.program_name = path.name if path is not None else None
+        if path is not None:
+            log.info("LLM selector uses the compiled program %s", path)
+        return program
+
+    def _ask(self, lm: Any, program: Any, context: str, candidates_text: str) -> Any:
         import dspy
 
-        from citefinder.select.signature import format_candidates
-
-        lm, program = self._build()
         with dspy.context(lm=lm, track_usage=True):
-            return program(citation_context=context, candidates=format_candidates(shown, self.settings.abstract_chars))
+            return program(citation_context=context, candidates=candidates_text)
 
     def select(
         self,
@@ -160,14 +110,22 @@ class LLMSelector:
         start = time.perf_counter()
         shown = list(candidates[: self.settings.select_candidates])
         context = context if context is not None else query.text
-        params = {"method": self.method, "model": self.settings.llm_model, "candidates": len(shown)}
+        params = {
+            "method": self.method,
+            "model": self.settings.llm_model,
+            "candidates": len(shown),
+            "abstract_chars": self.settings.abstract_chars,
+            "max_tokens": self.settings.llm_max_tokens,
+            "timeout_s": self.settings.llm_timeout_s,
+            "retries": self.settings.llm_retries,
+        }
         details: dict[str, Any] = {}
 
         def trace(status: str, message: str) -> StageTrace:
             return StageTrace(
                 agent="select",
-                status=status,
-                message=message,  # type: ignore[arg-type]
+                status=status,  # type: ignore[arg-type]
+                message=message,
                 inputs={"context": context, "candidates": len(shown)},
                 params=params,
                 top=selection_hits(shown, confidences),
@@ -182,20 +140,40 @@ class LLMSelector:
 
         if not shown:
             return Selection("not_found", method=self.method), trace("ok", "no candidates: not found")
+        from citefinder.select.signature import format_candidates
+
+        candidates_text = format_candidates(shown, self.settings.abstract_chars)
         try:
-            prediction = self._ask(context, shown)
+            lm, program = self._build()
+        except Exception as e:  # noqa: BLE001 - optional stage: degrade to the threshold rule
+            log.warning("LLM selector unavailable: %s", e)
+            return fall_back(f"LLM unavailable: {type(e).__name__}: {e}")
+        details.update({"program": self.program_name, "candidates_chars": len(candidates_text)})
+        if self.program_error:
+            details["program_error"] = self.program_error
+        call_lm = lm.copy() if hasattr(lm, "copy") else lm  # its own history: this slot's calls only
+        try:
+            prediction = self._ask(call_lm, program, context, candidates_text)
         except Exception as e:  # noqa: BLE001 - optional stage: degrade to the threshold rule
             log.warning("LLM selector failed: %s", e)
-            return fall_back(f"LLM call failed: {type(e).__name__}: {e}")
+            self._record_calls(details, call_lm)
+            return fall_back(describe_failure(e, self.settings))
+        self._record_calls(details, call_lm)
 
         raw = str(getattr(prediction, "selected", "") or "")
         reasoning = str(getattr(prediction, "reasoning", "") or "")
-        details.update({"raw_answer": raw, "reasoning": reasoning, **_usage(prediction)})
-        conf = _clamp(getattr(prediction, "confidence", 0.0))
+        conf = parse_confidence(getattr(prediction, "confidence", None))
+        details.update({"raw_answer": raw, "reasoning": reasoning, "confidence": conf})
         answer = interpret(raw, shown)
         if answer.kind == "pick":
             chosen = shown[answer.index]
             details["selected"] = chosen.doc_id
+            details["pick"] = {
+                "number": answer.index + 1,
+                "doc_id": chosen.doc_id,
+                "title": chosen.paper.title,
+                "how": answer.how,
+            }
             selection = Selection("found", chosen.paper, conf, self.method, reasoning)
             return selection, trace("ok", f"LLM selected [{answer.index + 1}] by {answer.how} (confidence {conf:.2f})")
         if answer.kind == "none":
@@ -204,3 +182,10 @@ class LLMSelector:
                 "ok", "LLM answered none of the candidates: not found"
             )
         return fall_back(f"unusable LLM answer: {answer.how}")
+
+    @staticmethod
+    def _record_calls(details: dict[str, Any], lm: Any) -> None:
+        """Per-call prompt size and tokens (when the server reported usage), and their totals."""
+        records = call_records(list(getattr(lm, "history", None) or []))
+        details["calls"] = records
+        details.update(call_totals(records))

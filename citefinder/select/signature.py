@@ -1,4 +1,4 @@
-"""The DSPy signature of the selector and the numbered candidate list it reads.
+"""The DSPy signatures (selector, query rewriter) and the numbered candidate list the selector reads.
 
 Imports dspy: import this module only where an LLM is used (``citefinder.select.llm`` does so
 lazily), so the pipeline without an LLM never loads dspy.
@@ -56,4 +56,17 @@ class CitationRetrieval(dspy.Signature):
     citation_context: str = dspy.InputField(desc="passage with the citation replaced by [CITATION]")
     candidates: str = dspy.InputField(desc='numbered candidates: "[n] Title (Year, Venue) — Authors. Abstract"')
     selected: str = dspy.OutputField(desc='the number n of the cited candidate, e.g. "3", or "none"')
-    confidence: float = dspy.OutputField(desc="probability between 0 and 1 that the selection is right")
+    # A string, parsed leniently by the selector: a pick must not be lost to a confidence written "high".
+    confidence: str = dspy.OutputField(desc="probability between 0 and 1 that the selection is right, e.g. 0.8")
+
+
+class RewriteQueries(dspy.Signature):
+    """You are given a passage from a scientific paper in which one citation was replaced by
+    [CITATION]. Write three short search queries that would find the cited paper in a library
+    of titles and abstracts: the key terms and names, the claim the passage attributes to the
+    cited work, and the method, model or data set it refers to. Use only what the passage says."""
+
+    citation_context: str = dspy.InputField(desc="passage with the citation replaced by [CITATION]")
+    keyword_query: str = dspy.OutputField(desc="key terms and names, a few words")
+    claim_query: str = dspy.OutputField(desc="the claim attributed to the cited work, one sentence")
+    method_query: str = dspy.OutputField(desc="the method, model or data set of the cited work, a few words")

@@ -12,7 +12,7 @@ PROMPT = "Reply with the single word: pong"
 
 
 def check_llm(settings: Settings, timeout_s: float = 20.0) -> tuple[str, float]:
-    """Send one short prompt to the configured LLM; return (its answer, seconds taken).
+    """Send one short prompt to the configured LLM (built like the selector's); return (answer, seconds).
 
     The LM is passed with ``dspy.context(lm=...)`` (safe from any thread). Raises ConfigError
     when no model is set and LLMError, with the provider's message, when the call fails or
@@ -25,17 +25,9 @@ def check_llm(settings: Settings, timeout_s: float = 20.0) -> tuple[str, float]:
     def call() -> str:
         import dspy
 
-        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-        lm = dspy.LM(
-            settings.llm_model,
-            api_base=settings.llm_api_base,
-            api_key=key,
-            max_tokens=16,
-            timeout=timeout_s,
-            num_retries=0,
-            temperature=0.0,
-            cache=False,
-        )
+        from citefinder.select.lm import make_lm
+
+        lm = make_lm(settings, max_tokens=16, timeout=timeout_s, num_retries=0)
         with dspy.context(lm=lm):
             out = lm(PROMPT)
         return str(out[0] if isinstance(out, list) and out else out).strip()

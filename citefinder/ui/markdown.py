@@ -4,7 +4,7 @@ Paper titles and abstracts come from files a user imports; they may hold Markdow
 (``<img src=x onerror=...>``, ``[x](javascript:...)``, ``$...$``, Streamlit's ``:red[...]``).
 Every ASCII punctuation character is backslash-escaped, which CommonMark defines as "render
 this character literally", so nothing in the text can open a link, an image, HTML, math or a
-directive. Whitespace is collapsed so a newline cannot start a heading or a list either.
+directive; bare URLs get an invisible word joiner so GFM does not autolink them. Whitespace is collapsed so a newline cannot start a heading or a list either.
 """
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ from urllib.parse import urlsplit
 # All ASCII punctuation (CommonMark 0.31, section 2.1): !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 _SPACE = re.compile(r"\s+")
+# GFM turns bare "www.x", "https://x" and "a@b.c" into links even when their punctuation is escaped;
+# an invisible word joiner inside each trigger keeps them plain text.
+WORD_JOINER = "\u2060"
+_AUTOLINK_TRIGGERS = re.compile(r"(?i)(\bwww)(?=\.)|(:)(?=//)|(@)")
 
 
 def escape_markdown(text: object, *, strip: bool = True) -> str:
@@ -27,6 +31,7 @@ def escape_markdown(text: object, *, strip: bool = True) -> str:
     flat = _SPACE.sub(" ", str(text))
     if strip:
         flat = flat.strip()
+    flat = _AUTOLINK_TRIGGERS.sub(lambda m: m.group(0) + WORD_JOINER, flat)
     return _PUNCT.sub(r"\\\1", flat)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from citefinder.select.lm import usage_summary
 from citefinder.slots import SLOT_TEXT
 from citefinder.types import Paper, SlotResult, StageTrace
 from citefinder.ui import tables
@@ -115,8 +116,12 @@ def _query_tab(result: SlotResult) -> None:
     st.text(result.query.text or "(empty)")
     st.markdown("**Keywords**")
     st.text(", ".join(result.query.keywords) or "(none)")
+    rewrite = result.trace("rewrite")
+    if rewrite is not None:
+        st.markdown("**LLM rewrite**")
+        _stage_note(rewrite)
     if result.query.variants:
-        st.markdown("**Query variants**")
+        st.markdown("**Query variants** (each retrieved and fused)")
         for v in result.query.variants:
             st.text(v)
 
@@ -128,6 +133,8 @@ def _select_tab(result: SlotResult, papers: dict[str, Paper]) -> None:
     st.markdown(f"**Verdict:** {escape_markdown(verdict)} · **method:** {escape_markdown(sel.method or '-')}"
                 f" · **confidence:** {sel.confidence:.2f}")
     _stage_note(trace)
+    if trace is not None and usage_summary(trace.details):
+        st.caption(escape_markdown(usage_summary(trace.details)))
     if sel.reasoning:
         st.markdown("**Selector's reasoning**")
         st.text(sel.reasoning)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from citefinder.types import Candidate, Hit, ImportReport, Paper, SlotResult, StageTrace
 
-STAGE_ORDER = ("reformulate", "bm25", "dense", "fuse", "rerank", "select")
+STAGE_ORDER = ("reformulate", "rewrite", "bm25", "dense", "fuse", "rerank", "select")
 RETRIEVERS = ("bm25", "dense")
 
 

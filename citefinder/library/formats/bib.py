@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 _BLOCK_KEY = re.compile(r"@\s*\w+\s*[{(]\s*([^,\s{}()=]+)")
 _UNESCAPED_TEXT_CHARS = re.compile(r"(?<!\\)([%&])")
 _LATEX_SYNTAX = re.compile(r"[\\{}$~%^_&#]|--|``|''")
-_DECODED_FIELDS = ("title", "booktitle", "journal", "abstract")
+_DECODED_FIELDS = ("title", "booktitle", "journal", "abstract", "howpublished", "institution", "school", "publisher")
 
 
 class _Latex:
@@ -80,7 +80,9 @@ def _paper_from_entry(entry, name: str, latex: _Latex) -> Paper:
     arxiv = None
     if eprint and (prefix in ("", "arxiv")):
         arxiv = eprint
-    venue = decoded.get("booktitle") or decoded.get("journal")
+    # where the work appeared: proceedings or journal, else (reports, theses, books) who issued it
+    venue = next((decoded[f] for f in ("booktitle", "journal", "howpublished", "institution", "school", "publisher")
+                  if decoded.get(f)), None)
     arxiv = arxiv or arxiv_id_in_text(venue) or arxiv_id_in_text(fields.get("note"))
     return build_paper(
         name,

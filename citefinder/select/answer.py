@@ -1,0 +1,80 @@
+"""Reading an LLM's answer: candidate number, exact or fuzzy title, "none", and a lenient confidence.
+
+Pure functions (no DSPy): the selector and the optimizer's metric share them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from citefinder.types import Candidate
+
+FUZZY_MIN_RATIO = 0.9
+_NONE_ANSWERS = frozenset({"none", "no", "null", "nothing", "n a", "not found", "no match", "none found"})
+_NUMBER = re.compile(r"^(?:candidate|paper|number|no\.?|#)?\s*\[?\s*(\d+)\s*\]?(?=\W|$)", re.IGNORECASE)
+
+
+def normalize_title(title: str) -> str:
+    """Lower case, letters and digits only, single spaces."""
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", title.lower()).split())
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How an LLM answer maps onto the candidate list."""
+
+    kind: str  # "pick", "none" or "bad"
+    index: int = -1  # 0-based, for "pick"
+    how: str = ""  # "number", "title", "fuzzy title" for "pick"; the reason for "bad"
+
+
+def interpret(raw: str, candidates: Sequence[Candidate]) -> Answer:
+    """Map an answer to a candidate: number, exact normalised title, fuzzy title, or none.
+
+    Never returns a paper outside ``candidates``: anything unmatched is "bad".
+    """
+    return interpret_titles(raw, [c.paper.title for c in candidates])
+
+
+def interpret_titles(raw: str, titles: Sequence[str]) -> Answer:
+    """:func:`interpret` against the candidates' titles (numbered from 1 in this order)."""
+    text = raw.strip().strip("\"'`*").strip()
+    norm = normalize_title(text)
+    if not norm:
+        return Answer("bad", how="empty answer")
+    if norm in _NONE_ANSWERS or norm.startswith("none of"):
+        return Answer("none")
+    number = _NUMBER.match(text)
+    if number and 1 <= int(number.group(1)) <= len(titles):
+        return Answer("pick", int(number.group(1)) - 1, "number")
+    normed = [normalize_title(t) for t in titles]
+    if norm in normed:
+        return Answer("pick", normed.index(norm), "title")
+    ratios = [difflib.SequenceMatcher(None, norm, t).ratio() for t in normed]
+    if ratios and max(ratios) >= FUZZY_MIN_RATIO:
+        return Answer("pick", ratios.index(max(ratios)), f"fuzzy title (ratio {max(ratios):.2f})")
+    if number:
+        return Answer("bad", how=f"candidate number {number.group(1)} is out of range 1-{len(titles)}")
+    return Answer("bad", how=f"answer {raw.strip()[:120]!r} matches no candidate number or title")
+
+
+_FIRST_NUMBER = re.compile(r"(\d+(?:\.\d+)?|\.\d+)\s*(%?)")
+
+
+def parse_confidence(value: Any) -> float:
+    """The first number in the answer as a probability: ``0.8``, ``80%`` and ``80`` all give 0.8; else 0."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        x = float(value)
+    else:
+        m = _FIRST_NUMBER.search(str(value or ""))
+        if not m:
+            return 0.0
+        x = float(m.group(1))
+        if m.group(2) or 1.0 < x <= 100.0:
+            x /= 100.0
+    return 0.0 if math.isnan(x) else min(1.0, max(0.0, x))
