@@ -168,7 +168,9 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
 def _pipeline(settings: Any) -> Any:
     from citefinder.pipeline import Pipeline
 
-    return Pipeline(settings, _open_library(settings))
+    library = _open_library(settings)
+    library.embedder.encode(["warm up"])  # load the model here, so the dense stage's trace times the search only
+    return Pipeline(settings, library)
 
 
 def cmd_find(args: argparse.Namespace, settings: Any) -> int:
