@@ -106,7 +106,8 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=d.learning_rate)
     ap.add_argument("--negatives", type=int, default=d.negatives)
     ap.add_argument("--loss", choices=("listwise", "bce"), default=d.loss)
-    ap.add_argument("--depth", type=int, default=30)
+    ap.add_argument("--depth", type=int, default=50, help="fused depth negatives are sampled from")
+    ap.add_argument("--positive-depth", type=int, default=100, help="gold ranked below this is not a positive; 0 = all")
     ap.add_argument("--limit-train", type=int, help="train on the first N training queries only (smoke runs)")
     ap.add_argument("--limit-eval", type=int, help="evaluate the first N queries of each split only (smoke runs)")
     ap.add_argument("--latency-sample", type=int, default=20, help="queries timed per N (20, 50, 100)")
@@ -147,13 +148,14 @@ def main() -> None:
         "library": {"path": str(args.library), "papers": library.count()},
         "data": {"train_queries": len(train_items), "validation_queries": len(val_as),
                  "citeme_test_queries": len(test_items), "split_seed": args.seed, "val_fraction": args.val_fraction},
-        "config": config.to_dict(),
+        "config": {**config.to_dict(), "depth": args.depth, "positive_depth": args.positive_depth},
         "model": str(args.model),
     }
     if not args.skip_train:
         bar = _bar("mining", len(train_items))
         mined, report = mine_hard_negatives(library, train_items, negatives=config.negatives, depth=args.depth,
-                                            seed=config.seed, progress=lambda d, t: bar.update(d - bar.n))
+                                            positive_depth=args.positive_depth or None, seed=config.seed,
+                                            progress=lambda d, t: bar.update(d - bar.n))
         bar.close()
         result["mining"] = report.to_dict()
         print(f"mined: {report.to_dict()}", file=sys.stderr)

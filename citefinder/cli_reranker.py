@@ -57,7 +57,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--lr", type=float, default=d.learning_rate, help=f"learning rate (default {d.learning_rate})")
     p.add_argument("--negatives", type=int, default=d.negatives,
                    help=f"hard negatives per positive (default {d.negatives})")
-    p.add_argument("--depth", type=int, default=30, help="fused depth negatives are drawn from (default 30)")
+    p.add_argument("--depth", type=int, default=50, help="fused depth negatives are sampled from (default 50)")
     p.add_argument("--seed", type=int, default=d.seed, help=f"default {d.seed}")
     p.add_argument("--validation", nargs="+", type=Path, metavar="FILE", help="held-out JSONL examples to measure on")
     p.add_argument("--val-fraction", type=float, default=0.2,
@@ -152,8 +152,9 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     val_mined = []
     if val_items:
         bar = _bar("retrieving validation queries", "query", len(val_items))
-        val_mined, _ = mine_hard_negatives(library, val_items, negatives=0, keep_fused=max(TOP_NS),
-                                           seed=config.seed, progress=lambda done, total: bar.update(done - bar.n))
+        val_mined, _ = mine_hard_negatives(library, val_items, negatives=0, positive_depth=None,
+                                           keep_fused=max(TOP_NS), seed=config.seed,
+                                           progress=lambda done, total: bar.update(done - bar.n))
         bar.close()
 
     name = args.name or f"ce-{Path(config.base_model).name}-{time.strftime('%Y%m%d-%H%M')}"

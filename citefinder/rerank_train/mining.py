@@ -1,10 +1,17 @@
 """Hard negatives from our own retrieval: what BM25 + dense + fusion rank high that is not the gold.
 
-For each example the query is built exactly as the pipeline builds it (the slot's context, or
-the question, through the "reformulate" agent), so the reranker trains on the text it will see.
-Negatives are taken from the fused top ``depth``: half of them the highest-ranked non-gold
-papers, the rest sampled (seeded per example) from the remainder, as in the hard-negative
-recipes for MS MARCO cross-encoders (Nogueira & Cho 2019, "Passage Re-ranking with BERT").
+The reranker only ever sees the fused top-N, so it is trained on that distribution:
+
+- the query is built exactly as the pipeline builds it (the slot's context, or the question,
+  through the "reformulate" agent);
+- a gold paper is a positive only when the retrievers found it (fused top ``positive_depth``):
+  a gold paper the retrievers miss shares few words with the query, and training on it against
+  retrieved negatives teaches the model that overlap with the query means "wrong";
+- negatives are sampled uniformly (seeded per example) from the non-gold papers of the fused top
+  ``depth``. Taking only the very top ones fails on this data: the gold lists are incomplete,
+  so the top non-gold papers are often relevant papers labelled wrong (false negatives, cf.
+  RocketQA, Qu et al. 2021). Measured: a model trained on top-ranked negatives reranked worse
+  than the fused order (bench/RESULTS-reranker.md).
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ class MiningReport:
     examples: int
     mined: int
     no_gold_in_library: int  # examples skipped: none of their gold papers is in the library
+    gold_not_retrieved: int  # examples skipped: no gold paper in the fused top ``positive_depth``
     empty_query: int  # examples skipped: nothing left to search for after cleaning
     negatives: int
     elapsed_s: float
@@ -70,32 +78,32 @@ def fused_ranking(library: "Library", query: Query) -> list[str]:
 
 
 def pick_negatives(ranked: Sequence[str], n: int, rng: random.Random) -> list[str]:
-    """``n`` of ``ranked`` (already without gold): the top ``ceil(n/2)``, then a sample of the rest."""
-    n = min(n, len(ranked))
-    top = (n + 1) // 2
-    rest = list(ranked[top:])
-    return list(ranked[:top]) + rng.sample(rest, n - top)
+    """``n`` of ``ranked`` (already without gold), sampled uniformly, in ranked order."""
+    chosen = set(rng.sample(range(len(ranked)), min(n, len(ranked))))
+    return [d for i, d in enumerate(ranked) if i in chosen]
 
 
 def mine_hard_negatives(
     library: "Library",
     items: Sequence[EvalItem],
     *,
-    negatives: int = 4,
-    depth: int = 30,
+    negatives: int = 3,
+    depth: int = 50,
+    positive_depth: int | None = 100,
     keep_fused: int = 0,
     seed: int = 13,
     progress: Progress | None = None,
 ) -> tuple[list[MinedQuery], MiningReport]:
     """Mine ``negatives`` hard negatives per gold paper for every example.
 
-    ``depth``: how deep in the fused list negatives are drawn from; ``keep_fused``: how much of
-    the fused ranking each MinedQuery keeps (for validation of the reranker; 0 keeps none).
-    Papers with the same normalised title as a gold paper are never negatives.
+    ``depth``: how deep in the fused list negatives are drawn from; ``positive_depth``: gold
+    papers ranked below it are not positives (None keeps every gold paper, as validation must);
+    ``keep_fused``: how much of the fused ranking each MinedQuery keeps (0 keeps none). Papers
+    with the same normalised title as a gold paper are never negatives.
     """
     start = time.perf_counter()
     mined: list[MinedQuery] = []
-    no_gold = empty = n_neg = 0
+    no_gold = empty = missed = n_neg = 0
     for done, item in enumerate(items, start=1):
         positives = library.get(list(item.gold))
         query = example_query(item)
@@ -107,6 +115,14 @@ def mine_hard_negatives(
             ranked = fused_ranking(library, query)
             gold_ids = {p.doc_id for p in positives} | set(item.gold)
             gold_titles = {normalize_title(p.title) for p in positives}
+            if positive_depth is not None:
+                found = set(ranked[:positive_depth])
+                positives = [p for p in positives if p.doc_id in found]
+            if not positives:
+                missed += 1
+                if progress:
+                    progress(done, len(items))
+                continue
             pool = [d for d in ranked[:depth] if d not in gold_ids]
             pool_papers = {p.doc_id: p for p in library.get(pool)}
             pool = [d for d in pool if d in pool_papers and normalize_title(pool_papers[d].title) not in gold_titles]
@@ -124,5 +140,5 @@ def mine_hard_negatives(
             )
         if progress:
             progress(done, len(items))
-    report = MiningReport(len(items), len(mined), no_gold, empty, n_neg, time.perf_counter() - start)
+    report = MiningReport(len(items), len(mined), no_gold, missed, empty, n_neg, time.perf_counter() - start)
     return mined, report
