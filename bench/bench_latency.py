@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from pathlib import Path
@@ -28,8 +29,14 @@ def main() -> None:
     ap.add_argument("--library", type=Path, action="append", required=True)
     ap.add_argument("--queries", type=Path, default=DATA / "citeme.jsonl")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--no-pin", action="store_true",
+                    help="encode queries on all torch threads (the behaviour before the one-thread pin), to compare")
     args = ap.parse_args()
     offline_environment()
+    if args.no_pin:
+        from citefinder.library import embedder
+
+        embedder.SINGLE_THREAD_MAX_TEXTS = 0
     from citefinder.evaluate import load_items
     from citefinder.evaluate.runner import item_slot
     from citefinder.library.store import Library
@@ -59,7 +66,8 @@ def main() -> None:
         res = pipe.cite_text(draft)
         draft_s = time.perf_counter() - t
         row = {
-            "library": str(lib_dir), "papers": lib.count(), "open_s": open_s,
+            "library": str(lib_dir), "papers": lib.count(), "open_s": open_s, "load_avg_end": os.getloadavg(),
+            "query_threads": "all" if args.no_pin else 1,
             "slot_p50_s": statistics.median(totals), "slot_p95_s": pct(totals, 0.95),
             "stages": {a: {"p50_ms": 1000 * statistics.median(v), "p95_ms": 1000 * pct(v, 0.95)} for a, v in per_stage.items()},
             "draft_slots": len(res), "draft_s": draft_s,

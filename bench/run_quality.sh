@@ -12,8 +12,11 @@ mkdir -p "$OUT"
 citefinder eval --library "$LIB" --dataset $DATA/citeme.jsonl --split test --out $OUT/citeme-test.json
 citefinder eval --library "$LIB" --dataset $DATA/citeme.jsonl --split train --out $OUT/citeme-train.json
 citefinder eval --library "$LIB" --dataset $DATA/autoscholar-dev.jsonl --out $OUT/autoscholar.json
-CITEFINDER_CONTEXT_SENTENCES=0 citefinder eval --library "$LIB" --dataset $DATA/citeme.jsonl --out $OUT/citeme-context0.json
+citefinder eval --library "$LIB" --dataset $DATA/citeme.jsonl --context-sentences 1 --out $OUT/citeme-context1.json
+citefinder eval --library "$LIB" --dataset $DATA/citeme.jsonl --context-sentences 2 --out $OUT/citeme-context2.json
 citefinder eval --library "$LIB" --dataset $DATA/citeme.jsonl --out $OUT/citeme-all.json
 python bench/ablate.py fusion $OUT/citeme-all.json $OUT/autoscholar.json > $OUT/ablations.md
+python bench/ablate.py context $OUT/citeme-all.json $OUT/citeme-context1.json $OUT/citeme-context2.json > $OUT/context.md
 python bench/ablate.py confidence --calibrate $OUT/autoscholar.json $OUT/citeme-train.json --report $OUT/citeme-test.json > $OUT/confidence.md
-cat $OUT/ablations.md $OUT/confidence.md
+python bench/ablate.py buckets --calibrate $OUT/autoscholar.json $OUT/citeme-train.json --report $OUT/citeme-test.json > $OUT/buckets.md
+cat $OUT/ablations.md $OUT/context.md $OUT/confidence.md $OUT/buckets.md

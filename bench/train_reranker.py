@@ -43,7 +43,7 @@ def stage_rankings(library, item) -> dict[str, list[str]]:
     from citefinder.retrieve.dense import retrieve_dense
 
     s = library.settings
-    query = example_query(item)
+    query = example_query(item, s.context_sentences)
     bm25, _ = retrieve_bm25(library, query, s.k_bm25)
     dense, _ = retrieve_dense(library, query, s.k_dense)
     return {
@@ -54,9 +54,65 @@ def stage_rankings(library, item) -> dict[str, list[str]]:
     }
 
 
+def pseudo_items(papers_path: Path, exclude: set[str], n: int, seed: int):
+    """``n`` pseudo citation contexts from library papers that no benchmark cites (inverse cloze task).
+
+    One sentence of a paper's abstract, written in the third person, becomes a one-slot context
+    ("... they show X [CITATION].") whose gold is that paper; the sentence is removed from the
+    positive's abstract after mining so the model cannot match it verbatim (Lee et al. 2019).
+    Returns the items and ``{item id: removed sentence}``.
+    """
+    import gzip
+    import random
+    import re
+
+    from citefinder.evaluate.dataset import EvalItem
+
+    sentence_split = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+    rng = random.Random(seed)
+    pool = []
+    with gzip.open(papers_path, "rt", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            if r["doc_id"] in exclude:
+                continue
+            sentences = [x for x in sentence_split.split(r.get("abstract") or "") if 60 <= len(x) <= 300]
+            if len(sentences) >= 3:
+                pool.append((r["doc_id"], sentences))
+    items, removed = [], {}
+    for doc_id, sentences in rng.sample(pool, min(n, len(pool))):
+        sentence = rng.choice(sentences[1:])
+        text = re.sub(r"\b[Ww]e\b", "they", re.sub(r"\b[Oo]ur\b", "their", sentence)).rstrip(" .")
+        text = text[:1].upper() + text[1:]
+        item_id = f"pseudo:{doc_id}"
+        items.append(EvalItem(item_id, f"{text} [CITATION].", (doc_id,)))
+        removed[item_id] = sentence
+    return items, removed
+
+
+def without_sentences(mined, removed: dict[str, str]):
+    """Mined queries whose pseudo positives lost the sentence their query was made from."""
+    from dataclasses import replace
+
+    out = []
+    for q in mined:
+        sentence = removed.get(q.id)
+        if sentence:
+            q = replace(q, positives=tuple(replace(p, abstract=p.abstract.replace(sentence, " ").strip())
+                                          for p in q.positives))
+        out.append(q)
+    return out
+
+
 def evaluate_split(name, items, library, reranker, *, top_ns, sample_latency: int) -> dict:
     from citefinder.rerank_train.mining import MinedQuery
-    from citefinder.rerank_train.validate import rerank_latency, rerank_scores, reranked_order, summarize
+    from citefinder.rerank_train.validate import (
+        blended_order,
+        rerank_latency,
+        rerank_scores,
+        reranked_order,
+        summarize,
+    )
 
     t0 = time.perf_counter()
     mined, stages = [], {}
@@ -82,9 +138,13 @@ def evaluate_split(name, items, library, reranker, *, top_ns, sample_latency: in
         table[f"reranked@{n}"] = summarize(
             qrels, {q.id: reranked_order(stages[q.id]["fused"], scores[q.id], n) for q in mined}
         )
+        table[f"blended@{n}"] = summarize(
+            qrels, {q.id: blended_order(stages[q.id]["fused"], scores[q.id], n) for q in mined}
+        )
     latency = rerank_latency(reranker, library, mined, TOP_NS, sample=sample_latency) if sample_latency else {}
     # the scores do not depend on N; the same pairs are scored once per query
     return {"queries": len(mined), "stages": table, "latency": latency,
+            "scores": {q.id: {"fused": stages[q.id]["fused"][: max(top_ns)], "rerank": scores[q.id]} for q in mined},
             "retrieve_s": round(retrieve_s, 1), "rerank_all_s": round(rerank_s, 1)}
 
 
@@ -113,6 +173,8 @@ def main() -> None:
     ap.add_argument("--latency-sample", type=int, default=20, help="queries timed per N (20, 50, 100)")
     ap.add_argument("--top-ns", default="20,50,100", help="rerank depths whose quality is measured")
     ap.add_argument("--skip-train", action="store_true", help="evaluate an already trained --model")
+    ap.add_argument("--pseudo", type=int, default=0,
+                    help="add N pseudo citation contexts (inverse cloze) from library papers no benchmark cites")
     args = ap.parse_args()
     offline_environment()
 
@@ -134,6 +196,11 @@ def main() -> None:
     assert not {i.id for i in train_items} & ({i.id for i in val_as} | {i.id for i in test_items})
     if args.limit_train:
         train_items = train_items[: args.limit_train]
+    removed: dict[str, str] = {}
+    if args.pseudo:
+        every_gold = {g for i in load_examples([autoscholar, citeme]) for g in i.gold}
+        pseudo, removed = pseudo_items(args.data / "papers-50k.jsonl.gz", every_gold, args.pseudo, args.seed)
+        train_items = train_items + pseudo
     if args.limit_eval:
         val_as, test_items = val_as[: args.limit_eval], test_items[: args.limit_eval]
 
@@ -148,7 +215,8 @@ def main() -> None:
         "library": {"path": str(args.library), "papers": library.count()},
         "data": {"train_queries": len(train_items), "validation_queries": len(val_as),
                  "citeme_test_queries": len(test_items), "split_seed": args.seed, "val_fraction": args.val_fraction},
-        "config": {**config.to_dict(), "depth": args.depth, "positive_depth": args.positive_depth},
+        "config": {**config.to_dict(), "depth": args.depth, "positive_depth": args.positive_depth,
+                   "pseudo": args.pseudo},
         "model": str(args.model),
     }
     if not args.skip_train:
@@ -157,6 +225,7 @@ def main() -> None:
                                             positive_depth=args.positive_depth or None, seed=config.seed,
                                             progress=lambda d, t: bar.update(d - bar.n))
         bar.close()
+        mined = without_sentences(mined, removed)
         result["mining"] = report.to_dict()
         print(f"mined: {report.to_dict()}", file=sys.stderr)
         bar = _bar("training", 1)
@@ -167,6 +236,8 @@ def main() -> None:
             bar.update(p.step - bar.n)
 
         sources = [f"{autoscholar.name} (train part, seed {args.seed})", f"{citeme.name} (train split)"]
+        if args.pseudo:
+            sources.append(f"{args.pseudo} pseudo contexts (inverse cloze) from papers-50k papers no benchmark cites")
         card = {"data": {"sources": sources,
                          "train_queries": report.mined},
                 "library": {"path": str(args.library), "papers": library.count(), "embedder": library.embedder.name}}
@@ -176,7 +247,7 @@ def main() -> None:
                               "train_s": round(trained.elapsed_s, 1), "epoch_loss": trained.epoch_loss}
         print(f"trained: {result['training']}", file=sys.stderr)
 
-    reranker = CrossEncoderReranker(str(args.model), label=args.model.name)
+    reranker = CrossEncoderReranker(str(args.model), label=args.model.name, blend="replace")  # raw scores
     top_ns = tuple(int(n) for n in args.top_ns.split(","))
     result["validation"] = evaluate_split("autoscholar validation", val_as, library, reranker, top_ns=top_ns,
                                           sample_latency=args.latency_sample)

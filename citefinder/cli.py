@@ -19,7 +19,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--library", metavar="DIR", help="library folder (env CITEFINDER_LIBRARY, default ./library)")
     g.add_argument("--chroma-host", metavar="HOST:PORT", help="use a Chroma server (env CITEFINDER_CHROMA_HOST)")
     g.add_argument("--embedder", help="minilm (default), mpnet, or a sentence-transformers name/folder")
-    g.add_argument("--reranker", help="cross-encoder folder or name (default: none, rerank skipped)")
+    g.add_argument("--reranker", help="cross-encoder folder or name; none skips reranking (default: the library's trained default, else none)")
     g.add_argument("--llm-model", help="LLM for the selector, e.g. openai/gpt-4o-mini (env CITEFINDER_LLM_MODEL)")
     g.add_argument("--llm-api-base", help="OpenAI-compatible base URL (env CITEFINDER_LLM_API_BASE)")
     g.add_argument("-v", "--verbose", action="store_true", help="log progress details")

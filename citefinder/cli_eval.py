@@ -25,6 +25,8 @@ def add_parser(sub: Any, common: Any) -> None:
     g.add_argument("--k", type=int, help="candidate depth of each retriever (k_bm25 = k_dense)")
     g.add_argument("--rerank-top-n", type=int)
     g.add_argument("--threshold", type=float, help="confidence threshold of the no-LLM selector")
+    g.add_argument("--context-sentences", type=int, help="neighbouring sentences on each side of a slot in the query")
+    g.add_argument("--rerank-blend", choices=("rrf", "replace"), help="fuse rerank and fused ranks, or rerank alone")
     common(p)
 
 
@@ -44,6 +46,10 @@ def run(args: argparse.Namespace, settings: Any) -> int:
         changes["rerank_top_n"] = args.rerank_top_n
     if args.threshold is not None:
         changes["confidence_threshold"] = args.threshold
+    if args.context_sentences is not None:
+        changes["context_sentences"] = args.context_sentences
+    if args.rerank_blend:
+        changes["rerank_blend"] = args.rerank_blend
     settings = settings.with_overrides(**changes) if changes else settings
     items = load_items(args.dataset, split=args.split, limit=args.limit)
     pipeline = Pipeline(settings, Library.open(settings))

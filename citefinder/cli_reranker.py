@@ -179,12 +179,12 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
 
     wins = None
     if val_mined:
-        reranker = CrossEncoderReranker(str(result.path), label=name)
+        reranker = CrossEncoderReranker(str(result.path), label=name, blend=settings.rerank_blend, blend_k=settings.rrf_k)
         bar = _bar("validating", "query", len(val_mined))
         metrics = validation_report(reranker, library, val_mined, TOP_NS,
                                     progress=lambda done, total: bar.update(done - bar.n))
         bar.close()
-        wins = reranker_wins(metrics, settings.rerank_top_n)
+        wins = reranker_wins(metrics, settings.rerank_top_n, settings.rerank_blend)
         update_card(result.path, metrics=metrics, wins_at_top_n={str(settings.rerank_top_n): wins})
         print(f"validation on {len(val_mined)} held-out queries:\n{format_report(metrics)}")
     if args.default == "yes" or (args.default == "auto" and wins is not False):
@@ -229,6 +229,7 @@ def _count(via: dict[str, str]) -> dict[str, int]:
 
 def cmd_list(args: argparse.Namespace, settings: Any) -> int:
     from citefinder.rerank_train.card import library_default, list_rerankers
+    from citefinder.rerank_train.validate import stage_name
 
     library = Path(settings.library)
     default = library_default(library)
@@ -243,7 +244,8 @@ def cmd_list(args: argparse.Namespace, settings: Any) -> int:
     for path, card in models:
         metrics = card.get("metrics") or {}
         table = metrics if "fused" in metrics else next(iter(metrics.values()), {})  # CLI or bench layout
-        fused, reranked = table.get("fused"), table.get(f"reranked@{settings.rerank_top_n}")
+        fused = table.get("fused")
+        reranked = table.get(stage_name(settings.rerank_top_n, settings.rerank_blend))
         measured = f"MRR {fused['mrr']:.3f} -> {reranked['mrr']:.3f}" if fused and reranked else "not validated"
         print(f"  {path.name}: base {card.get('base_model')}, {card.get('training', {}).get('queries', '?')} queries, "
               f"{measured}, created {card.get('created', '?')}")

@@ -82,29 +82,6 @@ def fuse(rankings: Mapping[str, Sequence[Hit]], method: FusionMethod = "rrf", k:
     raise ValueError(f"unknown fusion method {method!r}: use 'rrf' or 'max' (setting CITEFINDER_FUSION)")
 
 
-def confidence(score: float, n_lists: int, k: int = 60) -> float:
-    """Normalised RRF in [0, 1]: ``score / (n_lists / (k + 1))``; 1.0 means rank 1 in every list."""
-    if n_lists <= 0:
-        return 0.0
-    return min(1.0, max(0.0, score * (k + 1) / n_lists))
-
-
-def fused_confidences(
-    candidates: Sequence[Candidate], *, method: FusionMethod, n_lists: int, k: int = 60
-) -> dict[str, float]:
-    """Confidence of each candidate from its "fused" score (max-score is already in [0, 1])."""
-    out: dict[str, float] = {}
-    for cand in candidates:
-        fused = cand.stage("fused")
-        if fused is None:
-            out[cand.doc_id] = 0.0
-        elif method == "rrf":
-            out[cand.doc_id] = confidence(fused.score, n_lists, k)
-        else:
-            out[cand.doc_id] = min(1.0, max(0.0, fused.score))
-    return out
-
-
 def fuse_candidates(
     papers_by_id: Mapping[str, Paper],
     rankings: Mapping[str, Sequence[Hit]],

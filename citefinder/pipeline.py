@@ -15,7 +15,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from citefinder.errors import CitefinderError, EmptyLibraryError, NoSlotsError
-from citefinder.fuse import fuse, fuse_candidates, fused_confidences
+from citefinder.calibration import DEFAULT_CALIBRATION, RETRIEVERS, Calibration
+from citefinder.fuse import fuse, fuse_candidates
 from citefinder.rerank import Reranker, make_reranker
 from citefinder.retrieve.bm25 import retrieve_bm25
 from citefinder.retrieve.dense import retrieve_dense
@@ -54,8 +55,10 @@ class Pipeline:
         reranker: Reranker | None = None,
         selector: Selector | None = None,
         rewriter: LLMRewriter | None = None,
+        calibration: Calibration = DEFAULT_CALIBRATION,
     ) -> None:
         self.settings = settings
+        self.calibration = calibration
         self.library = library
         self.reranker = reranker if reranker is not None else make_reranker(settings)
         self.selector = selector if selector is not None else make_selector(settings)
@@ -91,6 +94,7 @@ class Pipeline:
         confidences = self._confidences(candidates, traces)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
+        t_select = self._explain_confidence(t_select, shown, traces)
         return SlotResult(slot, query, candidates, selection, traces + (t_select,))
 
     def search(self, question: str) -> SlotResult:
@@ -142,22 +146,43 @@ class Pipeline:
         rankings = {**bm25_lists, **dense_lists}
 
         start = time.perf_counter()
-        head_ids = [doc_id for doc_id, _ in fuse(rankings, s.fusion, s.rrf_k)[: s.rerank_top_n]]
+        keep = max(s.fused_top_n, s.rerank_top_n)
+        head_ids = [doc_id for doc_id, _ in fuse(rankings, s.fusion, s.rrf_k)[:keep]]
         papers = {p.doc_id: p for p in self.library.get(head_ids)}
         lookup_s = time.perf_counter() - start
-        fused, t_fuse = fuse_candidates(papers, rankings, s.fusion, s.rrf_k, limit=s.rerank_top_n)
+        fused, t_fuse = fuse_candidates(papers, rankings, s.fusion, s.rrf_k, limit=keep)
         t_fuse = replace(t_fuse, elapsed_s=t_fuse.elapsed_s + lookup_s)  # the paper lookup is part of fusing
 
         reranked, t_rerank = self.reranker.rerank(query, fused, s.rerank_top_n)
+        reranked = reranked + fused[len(reranked) :]  # below the rerank depth the fused order continues
         return reranked, before + (t_bm25, t_dense, t_fuse, t_rerank)
 
+    def _retrievers(self, traces: tuple[StageTrace, ...]) -> list[str]:
+        """The retrievers whose main query returned a list (what the calibration conditions on)."""
+        lists = next(t for t in traces if t.agent == "fuse").inputs.get("lists", {})
+        return [name for name in RETRIEVERS if name in lists]
+
     def _confidences(self, candidates: tuple[Candidate, ...], traces: tuple[StageTrace, ...]) -> dict[str, float]:
-        """Rerank confidence when a reranker scored the candidates, else normalised fused score."""
-        by_agent = {t.agent: t for t in traces}
-        t_fuse, t_rerank = by_agent["fuse"], by_agent["rerank"]
-        reranked = t_rerank.details.get("confidence") if t_rerank.status == "ok" else None
-        if reranked:
-            return {c.doc_id: float(reranked.get(c.doc_id, 0.0)) for c in candidates}
-        return fused_confidences(
-            candidates, method=self.settings.fusion, n_lists=int(t_fuse.params.get("n_lists", 0)), k=self.settings.rrf_k
+        """Calibrated confidence of each candidate: the measured precision of its retriever-agreement bucket.
+
+        A cross-encoder's sigmoid stays in the rerank trace: it is not calibrated, so it does not
+        decide whether a slot is found.
+        """
+        return self.calibration.confidences(candidates, self._retrievers(traces))
+
+    def _explain_confidence(
+        self, trace: StageTrace, shown: tuple[Candidate, ...], traces: tuple[StageTrace, ...]
+    ) -> StageTrace:
+        """Add to the select trace why the top candidate has its confidence."""
+        if not shown:
+            return trace
+        bucket = self.calibration.of(shown[0], self._retrievers(traces))
+        basis = (
+            f"top candidate: {bucket.describe}; papers placed like that were right "
+            f"{bucket.precision:.0%} of the time in calibration"
+        )
+        return replace(
+            trace,
+            details={**trace.details, "confidence_basis": {"bucket": bucket.name, "precision": bucket.precision,
+                                                           "explanation": basis}},
         )

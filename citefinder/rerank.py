@@ -72,6 +72,22 @@ def _fused_score(c: Candidate) -> float:
     return fused.score if fused else 0.0
 
 
+def blend_order(scores: Sequence[float], blend: str = "rrf", k: int = 60) -> list[int]:
+    """Indices of the fused candidates (fused order) in their new order.
+
+    "replace": by rerank score alone. "rrf": by ``1/(k + fused rank) + 1/(k + rerank rank)``, the
+    model a third voter beside BM25 and dense rather than overruling them. Sorts are stable:
+    ties keep the fused order.
+    """
+    by_score = sorted(range(len(scores)), key=lambda i: -scores[i])
+    if blend == "replace":
+        return by_score
+    if blend != "rrf":
+        raise ValueError(f"unknown rerank blend {blend!r}: use 'rrf' or 'replace' (setting CITEFINDER_RERANK_BLEND)")
+    rerank_rank = {i: r for r, i in enumerate(by_score, start=1)}
+    return sorted(range(len(scores)), key=lambda i: -(1.0 / (k + i + 1) + 1.0 / (k + rerank_rank[i])))
+
+
 def _scored(
     candidates: Sequence[Candidate],
     scores: Sequence[float],
@@ -81,8 +97,7 @@ def _scored(
     message: str,
     start: float,
 ) -> tuple[tuple[Candidate, ...], StageTrace]:
-    # Stable sort: equal scores keep the fused order.
-    order = sorted(range(len(candidates)), key=lambda i: -scores[i])
+    order = blend_order(scores, params.get("blend", "replace"), int(params.get("blend_k", 60)))
     ranked = tuple(candidates[i].with_score("rerank", r + 1, scores[i]) for r, i in enumerate(order))
     trace = StageTrace(
         agent="rerank",
@@ -184,7 +199,14 @@ class CrossEncoderReranker:
     """
 
     def __init__(
-        self, name_or_path: str, *, label: str | None = None, source: str = "settings", batch_size: int = 16
+        self,
+        name_or_path: str,
+        *,
+        label: str | None = None,
+        source: str = "settings",
+        batch_size: int = 16,
+        blend: str = "rrf",
+        blend_k: int = 60,
     ) -> None:
         folder = Path(name_or_path).expanduser()
         if folder.exists():
@@ -194,6 +216,7 @@ class CrossEncoderReranker:
         self.name = label or name_or_path  # what traces and messages call it
         self.source = source  # "settings" or "library default"
         self.batch_size = batch_size
+        self.blend, self.blend_k = blend, blend_k
         self._model: Any = None
         self._load_error: ModelLoadError | None = None
         self._lock = threading.Lock()
@@ -240,7 +263,8 @@ class CrossEncoderReranker:
     ) -> tuple[tuple[Candidate, ...], StageTrace]:
         start = time.perf_counter()
         head = list(candidates[:top_n])
-        params = {"reranker": self.name, "model": self.path, "source": self.source, "top_n": top_n}
+        params = {"reranker": self.name, "model": self.path, "source": self.source, "top_n": top_n,
+                  "blend": self.blend, "blend_k": self.blend_k}
         if not head:
             return _passthrough(head, top_n, status="ok", message="no candidates", params=params, start=start)
         try:
@@ -260,7 +284,8 @@ class CrossEncoderReranker:
             scores,
             [sigmoid(s) for s in scores],
             params=params,
-            message=f"cross-encoder {self.name} reranked {len(head)} candidates",
+            message=f"cross-encoder {self.name} reranked {len(head)} candidates"
+            + (" (blended with the fused order by RRF)" if self.blend == "rrf" else ""),
             start=start,
         )
 
@@ -273,16 +298,17 @@ class BiEncoderRescorer:
     stronger embedder than the index's (mpnet over MiniLM) for a few dozen candidates.
     """
 
-    def __init__(self, model: Any, *, name: str = MPNET_RESCORER) -> None:
+    def __init__(self, model: Any, *, name: str = MPNET_RESCORER, blend: str = "rrf", blend_k: int = 60) -> None:
         self.model = model
         self.name = name
+        self.blend, self.blend_k = blend, blend_k
 
     def rerank(
         self, query: Query, candidates: Sequence[Candidate], top_n: int
     ) -> tuple[tuple[Candidate, ...], StageTrace]:
         start = time.perf_counter()
         head = list(candidates[:top_n])
-        params = {"reranker": self.name, "top_n": top_n}
+        params = {"reranker": self.name, "top_n": top_n, "blend": self.blend, "blend_k": self.blend_k}
         if not head:
             return _passthrough(head, top_n, status="ok", message="no candidates", params=params, start=start)
         try:
@@ -325,12 +351,13 @@ def make_reranker(settings: "Settings") -> Reranker:
     """
     if settings.reranker and settings.reranker.strip().lower() == DISABLED:
         return SkipReranker(f"reranking disabled (reranker '{DISABLED}')")
+    blend = {"blend": settings.rerank_blend, "blend_k": settings.rrf_k}
     if settings.reranker == MPNET_RESCORER:
         from citefinder.library.embedder import MPNET, Embedder
 
-        return BiEncoderRescorer(Embedder(MPNET, settings.embed_max_seq_length, settings.embed_batch_size))
+        return BiEncoderRescorer(Embedder(MPNET, settings.embed_max_seq_length, settings.embed_batch_size), **blend)
     if settings.reranker:
-        return CrossEncoderReranker(settings.reranker)
+        return CrossEncoderReranker(settings.reranker, **blend)
     from citefinder.rerank_train.card import library_default
 
     default = library_default(Path(settings.library))
@@ -340,7 +367,7 @@ def make_reranker(settings: "Settings") -> Reranker:
         log.warning("the library's default reranker %s is missing at %s", default.name, default.path)
         return SkipReranker(f"the library's default reranker {default.name} is missing at {default.path}")
     try:
-        return CrossEncoderReranker(str(default.path), label=default.name, source="library default")
+        return CrossEncoderReranker(str(default.path), label=default.name, source="library default", **blend)
     except ModelLoadError as e:
         log.warning("the library's default reranker cannot be used: %s", e)
         return SkipReranker(f"the library's default reranker cannot be used: {e}")
@@ -348,9 +375,10 @@ def make_reranker(settings: "Settings") -> Reranker:
 
 def reranker_key(settings: "Settings") -> str:
     """What :func:`make_reranker` would build, as a cache key (the setting, else the library default)."""
+    blend = f"|{settings.rerank_blend}:{settings.rrf_k}"
     if settings.reranker:
-        return settings.reranker
+        return settings.reranker + blend
     from citefinder.rerank_train.card import library_default
 
     default = library_default(Path(settings.library))
-    return f"library-default:{default.path}" if default else ""
+    return f"library-default:{default.path}{blend}" if default else ""

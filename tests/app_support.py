@@ -19,12 +19,13 @@ TWO_SLOTS = (
     "The bench was quiet that morning. "
     "Reciprocal rank fusion merges several rankings and outperforms Condorcet fusion [CITATION]."
 )
+# Slots a no-LLM run fills: BM25 and dense both rank the cited paper first (the default, calibrated rule).
 PDF_LINES = [
     (72, 740, 11, "Pre-training deep bidirectional transformers improved language understanding [CITATION]."),
     (72, 720, 11, "The weather was mild."),
-    (72, 700, 11, "Dense passage retrieval serves open-domain question answering [CITATION]."),
+    (72, 700, 11, "Dense passage retrieval for open-domain question answering learns dense representations of passages [CITATION]."),
     (72, 680, 11, "Nobody disagreed."),
-    (72, 660, 11, "Generative adversarial nets train a generator against a discriminator [CITATION]."),
+    (72, 660, 11, "Generative adversarial nets estimate generative models via an adversarial process [CITATION]."),
 ]
 
 

@@ -115,6 +115,7 @@ def test_trace_shows_every_agent(cite_app):
     assert {"bm25 rank", "dense rank", "fused score"} <= set(fused.columns)
     assert fused["title"].iloc[0] == "Attention Is All You Need"
     assert any("skipped: no cross-encoder configured" in plain(i.value) for i in at.info)
+    assert any("rank 1 for both BM25 and dense" in plain(c.value) for c in at.caption)
     texts = [t.value for t in at.text]
     assert run.results[0].query.text in texts  # the reformulated query, shown as text
 

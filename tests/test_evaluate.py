@@ -80,3 +80,22 @@ def test_evaluate_small_library_per_stage(small_library) -> None:
     assert "llm_api_key" not in result["settings"]
     assert len(result["outcomes"]) == 14 and result["outcomes"][0]["result"]["traces"]
     json.dumps(result)  # plain data
+
+
+def test_eval_cli_ablation_switches_reach_the_settings(small_library, tmp_path) -> None:
+    from citefinder.cli import main
+
+    data = tmp_path / "items.jsonl"
+    data.write_text("\n".join(json.dumps(i) for i in small_library.citeme[:4]), encoding="utf-8")
+    out = tmp_path / "results.json"
+    code = main(["eval", "--dataset", str(data), "--library", str(small_library.settings.library),
+                 "--fusion", "max", "--k", "20", "--context-sentences", "2", "--reranker", "none",
+                 "--threshold", "0.1", "--out", str(out)])
+    assert code == 0
+    result = json.loads(out.read_text())
+    s = result["settings"]
+    assert (s["fusion"], s["k_bm25"], s["k_dense"], s["context_sentences"], s["reranker"],
+            s["confidence_threshold"]) == ("max", 20, 20, 2, "none", 0.1)
+    assert result["items"] == 4 and result["stages"]["fused"]["queries"] == 4
+    # every retriever list is cut at the ablated depth
+    assert all(len(t["top"]) <= 20 for o in result["outcomes"] for t in o["result"]["traces"] if t["agent"] == "bm25")

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from citefinder.fuse import confidence, fuse, fuse_candidates, fused_confidences, max_score, rrf
+from citefinder.fuse import fuse, fuse_candidates, max_score, rrf
 from citefinder.types import Hit, Paper
 
 
@@ -78,13 +78,6 @@ def test_fuse_dispatch_and_unknown_method():
         fuse({"A": A}, "borda")  # type: ignore[arg-type]
 
 
-def test_confidence_normalised_rrf():
-    assert confidence(2 / 61, n_lists=2, k=60) == pytest.approx(1.0)
-    assert confidence(1 / 61, n_lists=2, k=60) == pytest.approx(0.5)
-    assert confidence(0.0, n_lists=2) == 0.0
-    assert confidence(1.0, n_lists=0) == 0.0
-
-
 def test_fuse_candidates_keeps_per_stage_scores_and_does_not_mutate():
     rankings = {"bm25": A, "dense": B}
     papers = {d: Paper(doc_id=d, title=f"Paper {d}") for d in "abc"}  # "d" is not in the library
@@ -104,9 +97,6 @@ def test_fuse_candidates_keeps_per_stage_scores_and_does_not_mutate():
     assert trace.details["missing"] == ["d"]
     assert trace.params == {"method": "rrf", "k": 60, "n_lists": 2, "limit": None}
     assert [h.doc_id for h in trace.top] == ["a", "c", "b"]
-
-    conf = fused_confidences(cands, method="rrf", n_lists=2, k=60)
-    assert conf["a"] == pytest.approx((1 / 61 + 1 / 63) * 61 / 2)
 
 
 def test_fuse_candidates_limit():

@@ -46,6 +46,13 @@ def test_cite_slot_six_traces_and_gold_among_top_candidates(pipeline: Pipeline, 
             assert result.selection.paper.doc_id in {c.doc_id for c in result.candidates}
             assert small_library.library.get([result.selection.paper.doc_id]) == [result.selection.paper]
         assert result.selection.method == "threshold"
+        top = result.candidates[0]
+        agree = top.stage("bm25") is not None and top.stage("dense") is not None and \
+            top.stage("bm25").rank == top.stage("dense").rank == 1
+        basis = result.trace("select").details["confidence_basis"]
+        assert basis["bucket"] == ("both_first" if agree else basis["bucket"]) and basis["bucket"] != "single_first"
+        # the calibrated rule: found exactly when both retrievers put the top candidate first
+        assert (result.selection.status == "found") == agree
     # 300 papers: the gold paper should almost always be among the top ten
     assert found / len(items) >= 0.8, f"gold in top {TOP} for {found}/{len(items)} items"
 
@@ -57,7 +64,7 @@ def test_candidates_keep_scores_of_every_stage(pipeline: Pipeline, small_library
     assert top.stage("fused").rank == 1
     assert top.stage("bm25") or top.stage("dense")
     assert [c.stage("fused").rank for c in result.candidates] == list(range(1, len(result.candidates) + 1))
-    assert len(result.candidates) <= small_library.settings.rerank_top_n
+    assert len(result.candidates) <= max(small_library.settings.fused_top_n, small_library.settings.rerank_top_n)
     assert [h.doc_id for h in result.trace("fuse").top] == [c.doc_id for c in result.candidates]
     assert result.trace("bm25").params == {"k": small_library.settings.k_bm25}
 
@@ -135,6 +142,9 @@ def test_one_retriever_failing_is_recorded(small_library):
     assert result.trace("dense").status == "error" and "Chroma server unreachable" in result.trace("dense").message
     assert result.trace("bm25").status == "ok" and result.candidates
     assert all(c.stage("dense") is None for c in result.candidates)
+    # one retriever alone is not enough evidence for the no-LLM rule: the slot abstains and says why
+    assert result.trace("select").details["confidence_basis"]["bucket"] in ("single_first", "single_other")
+    assert result.selection.status == "not_found"
 
 
 def test_both_retrievers_failing_raises(small_library):
@@ -149,3 +159,19 @@ def test_empty_library_raises(tmp_path, small_library):
     settings = small_library.settings.with_overrides(library=tmp_path / "empty")
     with pytest.raises(EmptyLibraryError):
         Pipeline(settings, Library.open(settings)).cite_text("Transformers [CITATION] changed NLP.")
+
+
+def test_reranker_reorders_only_its_depth_and_the_fused_order_continues(small_library):
+    from citefinder.rerank import BiEncoderRescorer
+
+    settings = small_library.settings.with_overrides(rerank_top_n=3, fused_top_n=12)
+    rescorer = BiEncoderRescorer(small_library.library.embedder, name="minilm-rescorer")
+    result = Pipeline(settings, small_library.library, reranker=rescorer).cite_slot(
+        slot_for(small_library.citeme[0]["text"]))
+    cands = result.candidates
+    assert result.trace("rerank").status == "ok" and result.trace("rerank").params["blend"] == "rrf"
+    assert len(cands) == 12
+    assert sorted(c.stage("rerank").rank for c in cands[:3]) == [1, 2, 3]
+    assert {c.stage("fused").rank for c in cands[:3]} == {1, 2, 3}  # a permutation of the fused top 3
+    assert all(c.stage("rerank") is None for c in cands[3:])
+    assert [c.stage("fused").rank for c in cands[3:]] == list(range(4, 13))

@@ -122,7 +122,8 @@ def test_sigmoid():
 def test_bi_encoder_rescorer_with_minilm():
     from sentence_transformers import SentenceTransformer
 
-    rescorer = BiEncoderRescorer(SentenceTransformer(str(minilm_folder()), device="cpu"), name="minilm-rescorer")
+    model = SentenceTransformer(str(minilm_folder()), device="cpu")
+    rescorer = BiEncoderRescorer(model, name="minilm-rescorer", blend="replace")
     cands = fused()
     out, trace = rescorer.rerank(QUERY, cands, top_n=3)
     assert out[0].doc_id == "t:lecun89"
@@ -132,3 +133,18 @@ def test_bi_encoder_rescorer_with_minilm():
     conf = trace.details["confidence"]
     assert set(conf) == {p.doc_id for p in PAPERS} and all(0.0 <= v <= 1.0 for v in conf.values())
     assert cands == fused()  # input untouched
+    # blended (the default): fused rank 2 + rerank rank 1 ties fused rank 1 + rerank rank 2; the tie keeps fused order
+    blended, trace = BiEncoderRescorer(model, name="minilm-rescorer").rerank(QUERY, cands, top_n=3)
+    assert blended[0].doc_id == cands[0].doc_id and trace.params["blend"] == "rrf"
+
+
+def test_blend_order():
+    from citefinder.rerank import blend_order
+
+    scores = [0.1, 0.9, 0.5, 0.2]  # fused order 0, 1, 2, 3
+    assert blend_order(scores, "replace") == [1, 2, 3, 0]
+    # rrf, k=1: 0 -> 1/2 + 1/5, 1 -> 1/3 + 1/2, 2 -> 1/4 + 1/3, 3 -> 1/5 + 1/4
+    assert blend_order(scores, "rrf", k=1) == [1, 0, 2, 3]
+    assert blend_order(scores, "rrf", k=60)[0] == 1
+    with pytest.raises(ValueError, match="rerank blend"):
+        blend_order(scores, "sum")

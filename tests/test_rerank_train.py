@@ -17,7 +17,7 @@ from citefinder.rerank import CrossEncoderReranker, SkipReranker, check_cross_en
 from citefinder.rerank_train.card import library_default, read_card, set_library_default
 from citefinder.rerank_train.examples import latex_citations, load_examples
 from citefinder.rerank_train.mining import MinedQuery, pick_negatives
-from citefinder.rerank_train.validate import compare, reranked_order, reranker_wins
+from citefinder.rerank_train.validate import blended_order, compare, reranked_order, reranker_wins
 from citefinder.types import Paper
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -114,6 +114,10 @@ def test_reranked_order_and_comparison_with_the_fused_order():
     assert report["fused"]["mrr"] == pytest.approx((1 / 3 + 1) / 2, abs=1e-3) and report["fused"]["top1"] == 0.5
     assert report["reranked@4"]["mrr"] == 1.0 and report["reranked@4"]["top1"] == 1.0
     assert report["reranked@2"] == report["fused"]  # c sits below the rerank depth
+    assert reranker_wins(report, 4, "replace") and not reranker_wins(report, 2, "replace")
+    # blended (the pipeline default): for q1, c (fused 3, model 1) passes b (fused 2, model 3), not a (1 and 2)
+    assert blended_order(fused, scores["q1"], 4)[:3] == ["a", "c", "b"]
+    assert report["blended@4"]["mrr"] == pytest.approx((1 / 2 + 1) / 2, abs=1e-3)
     assert reranker_wins(report, 4) and not reranker_wins(report, 2)
 
 
@@ -244,8 +248,9 @@ def test_pipeline_reranks_with_the_library_default_and_names_it(trained):
     assert trace.status == "ok", trace.message
     assert trace.params["reranker"] == "ce-test" and trace.params["source"] == "library default"
     assert "ce-test" in trace.message
-    assert all(c.stage("rerank") is not None for c in result.candidates)
-    assert [h.doc_id for h in trace.top] == [c.doc_id for c in result.candidates]
+    head, tail = result.candidates[:10], result.candidates[10:]
+    assert all(c.stage("rerank") is not None for c in head) and all(c.stage("rerank") is None for c in tail)
+    assert [h.doc_id for h in trace.top] == [c.doc_id for c in head]
 
     off = Pipeline(settings.with_overrides(reranker="none"), pipeline.library).cite_slot(slot).trace("rerank")
     assert off.status == "skipped" and "disabled" in off.message

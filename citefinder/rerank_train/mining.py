@@ -62,9 +62,9 @@ class MiningReport:
         return {k: (round(v, 2) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
 
 
-def example_query(item: EvalItem) -> Query:
+def example_query(item: EvalItem, context_sentences: int = 0) -> Query:
     """The pipeline's query for an example: its first slot's context, else the whole text as a question."""
-    slots = find_slots(item.text)
+    slots = find_slots(item.text, context_sentences)
     query, _ = reformulate(slots[0] if slots else item.text)
     return query
 
@@ -106,7 +106,7 @@ def mine_hard_negatives(
     no_gold = empty = missed = n_neg = 0
     for done, item in enumerate(items, start=1):
         positives = library.get(list(item.gold))
-        query = example_query(item)
+        query = example_query(item, library.settings.context_sentences)
         if not positives:
             no_gold += 1
         elif not query.text.strip():

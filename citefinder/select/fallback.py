@@ -16,7 +16,7 @@ class ThresholdSelector:
 
     method = "threshold"
 
-    def __init__(self, threshold: float = 0.5) -> None:
+    def __init__(self, threshold: float = 0.3) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"confidence_threshold must be in [0, 1], got {threshold}")
         self.threshold = threshold

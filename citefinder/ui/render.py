@@ -133,6 +133,9 @@ def _select_tab(result: SlotResult, papers: dict[str, Paper]) -> None:
     st.markdown(f"**Verdict:** {escape_markdown(verdict)} · **method:** {escape_markdown(sel.method or '-')}"
                 f" · **confidence:** {sel.confidence:.2f}")
     _stage_note(trace)
+    basis = trace.details.get("confidence_basis") if trace is not None else None
+    if basis:
+        st.caption(escape_markdown(f"Confidence: {basis['explanation']}."))
     if trace is not None and usage_summary(trace.details):
         st.caption(escape_markdown(usage_summary(trace.details)))
     if sel.reasoning:

@@ -35,7 +35,11 @@ def apply(changes: dict[str, Any]) -> bool:
 
 def llm_form(settings: Settings) -> None:
     st.subheader("LLM selector")
-    st.caption("Optional. Without an LLM, the top candidate is selected when its confidence clears the threshold.")
+    st.caption(
+        "Optional. Without an LLM, the top candidate is selected when its calibrated confidence (how often papers "
+        "that BM25 and dense ranked alike were right, measured on the benchmarks) clears the threshold; "
+        "otherwise the slot says not found and its candidates stay one click away."
+    )
     with st.form("llm"):
         model = st.text_input("Model (LiteLLM form)", value=settings.llm_model or "",
                               placeholder="openai/gpt-4o-mini or hosted_vllm/<alias>")
@@ -116,7 +120,8 @@ def models_form(settings: Settings) -> None:
         fusion = c1.selectbox("Fusion", ["rrf", "max"], index=["rrf", "max"].index(settings.fusion))
         rrf_k = c2.number_input("RRF k", value=settings.rrf_k, step=10)
         threshold = c3.number_input("Confidence threshold", value=float(settings.confidence_threshold), step=0.05,
-                                    format="%.2f")
+                                    format="%.2f", help="0.30 (default): select only when BM25 and dense both rank "
+                                    "the paper first. 0.15: also rank 1 + rank 2-3. 0: always select the top one.")
         context = c4.number_input("Context sentences", value=settings.context_sentences, step=1)
         applied = st.form_submit_button("Apply", type="primary")
     if applied and embedder == CUSTOM and not custom.strip():
