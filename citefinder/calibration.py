@@ -6,7 +6,7 @@ a paper both BM25 and the dense retriever put first is right far more often than
 them likes. The confidence of a candidate is therefore the measured precision of its *agreement
 bucket* — the fraction of fused top-1s in that bucket that were a gold paper on the calibration
 set (autoscholar-dev + the CiteME ``train`` split over the 50k benchmark library; CiteME ``test``
-was never used). ``bench/ablate.py confidence`` recomputes the table from saved eval results.
+was never used). ``bench/ablate.py buckets`` recomputes the table from saved eval results.
 
 The buckets are fixed in advance (not searched), so the table has eight numbers, each an honest
 frequency with its count.
@@ -27,13 +27,13 @@ class Bucket:
     """One agreement pattern, its calibrated precision and the evidence behind it."""
 
     name: str
-    describe: str  # for traces: "rank 1 in both BM25 and dense"
+    describe: str  # for traces: "rank 1 for both BM25 and dense"
     precision: float
     correct: int
     total: int
 
 
-# Measured with `bench/ablate.py confidence` (see bench/RESULTS.md, "Confidence of the no-LLM selector").
+# Measured with `bench/ablate.py buckets` (see bench/RESULTS.md, "Confidence of the no-LLM selector").
 DEFAULT_BUCKETS: tuple[Bucket, ...] = (
     Bucket("both_first", "rank 1 for both BM25 and dense", 0.391, 45, 115),
     Bucket("first_and_top3", "rank 1 for one retriever and 2-3 for the other", 0.177, 29, 164),

@@ -6,6 +6,7 @@ draft and saves docs/screenshot-cite.png and docs/screenshot-trace.png.
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +26,8 @@ def main() -> None:
         page.get_by_role("button", name="Try an example").click()
         page.get_by_text("5 citation slots found").wait_for()
         page.get_by_role("button", name="Find citations").click()
-        page.get_by_text("Filled 5 of 5 slots").wait_for(timeout=120_000)
+        # without an LLM, slots whose retrievers disagree are answered "not found" with candidates
+        page.get_by_text(re.compile(r"Filled \d+ of 5 slots")).wait_for(timeout=120_000)
         page.get_by_text("Slot 5", exact=True).wait_for()
         page.wait_for_timeout(1500)
         page.mouse.move(0, 0)

@@ -102,6 +102,19 @@ def test_overriding_a_pick_changes_the_bib(cite_app, monkeypatch):
     assert spy.data(draft_button).decode().count("[CITATION]") == 1
 
 
+def test_unsure_slot_says_so_and_offers_its_candidates(cite_app):
+    # BM25 ranks the paper 1st and dense 2nd: the calibrated rule (threshold 0.3) does not select it
+    at = fill(cite_app, "Then the Transformer showed that attention is all you need [CITATION].")
+    assert not at.exception and not at.error
+    run = at.session_state[state.CITE_RUN]
+    assert run.results[0].selection.status == "not_found"
+    warning = plain(at.warning[0].value)
+    assert warning.startswith("**No confident match.**") and "below threshold 0.30" in warning
+    assert "rank 1 for one retriever and 2-3 for the other" in warning
+    assert any("Attention Is All You Need" in plain(m.value) for m in at.markdown)
+    assert [s.label for s in at.selectbox] == ["Cite as"]  # the user can still cite a candidate
+
+
 def test_trace_shows_every_agent(cite_app):
     at = fill(cite_app, TWO_SLOTS)
     run = at.session_state[state.CITE_RUN]

@@ -27,9 +27,10 @@ log = logging.getLogger(__name__)
 MINILM = "minilm"
 MPNET = "mpnet"
 _MPNET_PARTS = 5
-# A query (a few texts) is encoded on one torch thread: measured at 50k papers on 2 busy cores,
-# one query took 480-500 ms with torch's 2 intra-op threads spinning against each other and
-# 9-16 ms on one (bench/RESULTS.md). Bulk embedding keeps every thread.
+# A query (a few texts) is encoded on one torch thread: on 2 cores with one of them busy, torch's
+# 2 intra-op threads spin against each other (dense p95 178 ms vs 36 ms on one thread; 480-500 ms
+# under heavier load), while on a quiet machine one thread costs ~3 ms (bench/RESULTS.md).
+# Bulk embedding keeps every thread.
 SINGLE_THREAD_MAX_TEXTS = 8
 _THREADS_LOCK = threading.Lock()
 

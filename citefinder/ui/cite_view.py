@@ -183,8 +183,9 @@ def slot_card(run: state.CiteRun, result: SlotResult, which: int, choice: str | 
 
 
 def _not_found(result: SlotResult) -> None:
-    st.warning("**Not found in your library.** " + escape_markdown(_why(result)), icon=":material/search_off:")
     top = result.candidates[:3]
+    headline = "**No confident match.** " if top else "**Not found in your library.** "
+    st.warning(headline + escape_markdown(_why(result)), icon=":material/search_off:")
     if top:
         st.caption("Closest candidates (pick one with *Cite as* if it fits):")
         st.markdown("\n".join(
@@ -194,7 +195,9 @@ def _not_found(result: SlotResult) -> None:
 
 def _why(result: SlotResult) -> str:
     trace = result.trace("select")
-    return trace.message if trace and trace.message else "No candidate was convincing enough."
+    why = trace.message if trace and trace.message else "No candidate was convincing enough."
+    basis = trace.details.get("confidence_basis") if trace else None
+    return f"{why} ({basis['explanation']})." if basis else why
 
 
 def positions_in_sentence(results: Sequence[SlotResult]) -> list[int]:
