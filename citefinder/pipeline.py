@@ -91,10 +91,11 @@ class Pipeline:
             query, t_rewrite = self._rewrite(query, slot.context)
             before += (t_rewrite,)
         candidates, traces = self._rank(query, before)
-        confidences = self._confidences(candidates, traces)
+        retrievers = self._retrievers(traces)
+        confidences = self.calibration.confidences(candidates, retrievers)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
-        t_select = self._explain_confidence(t_select, shown, traces)
+        t_select = self._explain_confidence(t_select, shown, retrievers)
         return SlotResult(slot, query, candidates, selection, traces + (t_select,))
 
     def search(self, question: str) -> SlotResult:
@@ -103,7 +104,7 @@ class Pipeline:
         query, t_reform = reformulate(question)
         candidates, traces = self._rank(query, (t_reform,))
         start = time.perf_counter()
-        confidences = self._confidences(candidates, traces)
+        confidences = self.calibration.confidences(candidates, self._retrievers(traces))
         if candidates:
             top = candidates[0]
             selection = Selection("found", top.paper, confidences.get(top.doc_id, 0.0), "ranking")
@@ -158,25 +159,19 @@ class Pipeline:
         return reranked, before + (t_bm25, t_dense, t_fuse, t_rerank)
 
     def _retrievers(self, traces: tuple[StageTrace, ...]) -> list[str]:
-        """The retrievers whose main query returned a list (what the calibration conditions on)."""
+        """The retrievers whose main query returned a list (what the calibration conditions on).
+
+        Confidences come from :mod:`citefinder.calibration`; a cross-encoder's sigmoid stays in the
+        rerank trace: it is not calibrated, so it does not decide whether a slot is found.
+        """
         lists = next(t for t in traces if t.agent == "fuse").inputs.get("lists", {})
         return [name for name in RETRIEVERS if name in lists]
 
-    def _confidences(self, candidates: tuple[Candidate, ...], traces: tuple[StageTrace, ...]) -> dict[str, float]:
-        """Calibrated confidence of each candidate: the measured precision of its retriever-agreement bucket.
-
-        A cross-encoder's sigmoid stays in the rerank trace: it is not calibrated, so it does not
-        decide whether a slot is found.
-        """
-        return self.calibration.confidences(candidates, self._retrievers(traces))
-
-    def _explain_confidence(
-        self, trace: StageTrace, shown: tuple[Candidate, ...], traces: tuple[StageTrace, ...]
-    ) -> StageTrace:
+    def _explain_confidence(self, trace: StageTrace, shown: tuple[Candidate, ...], retrievers: list[str]) -> StageTrace:
         """Add to the select trace why the top candidate has its confidence."""
         if not shown:
             return trace
-        bucket = self.calibration.of(shown[0], self._retrievers(traces))
+        bucket = self.calibration.of(shown[0], retrievers)
         basis = (
             f"top candidate: {bucket.describe}; papers placed like that were right "
             f"{bucket.precision:.0%} of the time in calibration"

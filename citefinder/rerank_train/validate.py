@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from citefinder.evaluate.metrics import evaluate_run
+from citefinder.rerank import blend_order
 from citefinder.rerank_train.mining import MinedQuery
 from citefinder.types import Candidate, Query
 
@@ -70,11 +71,16 @@ def rerank_scores(
     return scores
 
 
+def _reordered(fused: Sequence[str], scores: dict[str, float], n: int, blend: str, k: int = 60) -> list[str]:
+    """The top ``n`` of ``fused`` in the order the pipeline's reranker gives them, then the fused tail."""
+    head = [d for d in fused[:n] if d in scores]
+    ordered = [head[i] for i in blend_order([scores[d] for d in head], blend, k)]
+    return ordered + [d for d in fused if d not in set(ordered)]
+
+
 def reranked_order(fused: Sequence[str], scores: dict[str, float], n: int) -> list[str]:
     """The top ``n`` of ``fused`` by rerank score (stable: ties keep the fused order), then the fused tail."""
-    head = [d for d in fused[:n] if d in scores]
-    head = sorted(head, key=lambda d: -scores[d])
-    return head + [d for d in fused if d not in set(head)]
+    return _reordered(fused, scores, n, "replace")
 
 
 def blended_order(fused: Sequence[str], scores: dict[str, float], n: int, k: int = 60) -> list[str]:
@@ -83,12 +89,7 @@ def blended_order(fused: Sequence[str], scores: dict[str, float], n: int, k: int
     The cross-encoder becomes a third voter beside BM25 and dense instead of overruling them;
     ``k`` is the pipeline's RRF constant (1-based ranks), not tuned per model.
     """
-    head = [d for d in fused[:n] if d in scores]
-    by_score = sorted(head, key=lambda d: -scores[d])
-    rerank_rank = {d: r for r, d in enumerate(by_score, start=1)}
-    fused_rank = {d: r for r, d in enumerate(head, start=1)}
-    blended = sorted(head, key=lambda d: -(1.0 / (k + fused_rank[d]) + 1.0 / (k + rerank_rank[d])))
-    return blended + [d for d in fused if d not in set(blended)]
+    return _reordered(fused, scores, n, "rrf", k)
 
 
 def compare(
