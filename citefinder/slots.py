@@ -14,6 +14,7 @@ from citefinder.types import Slot
 logger = logging.getLogger(__name__)
 
 SLOT_TEXT = "[CITATION]"
+OTHER_TEXT = "[OTHER]"  # another slot's marker in a slot's ``focus`` sentence
 
 _SEP = r"(?:-?\s*)"  # a hyphen, space or line break left inside a marker by PDF extraction
 
@@ -35,6 +36,9 @@ _GROUP = re.compile(_OPEN + r"\d+" + _CLOSE + r"(?:\s*[,;]?\s*" + _OPEN + r"\d+"
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|\\(?:sub)*section\*?\{|\\paragraph\*?\{|\\chapter\*?\{)")
+_HEADING_TEXT = re.compile(
+    r"^\s*(?:#{1,6}\s+(.*)|\\(?:sub)*(?:section|paragraph|chapter)\*?\{(.*?)\}?\s*$)", re.DOTALL
+)
 _CANDIDATE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*\s+")
 _SENTENCE_OPENERS = frozenset("\"'\u201c\u2018([\\" + _OPEN)
 _ABBREVIATIONS = frozenset(
@@ -63,6 +67,7 @@ def find_slots(text: str, context_sentences: int = 1) -> list[Slot]:
         for m in _PLACEHOLDER.finditer(sentence):
             where[int(m.group(1))] = j
     k = max(0, context_sentences)
+    headings = _headings(sentences)
     slots = []
     for i, m in enumerate(matches):
         j = where.get(i, 0)
@@ -75,6 +80,8 @@ def find_slots(text: str, context_sentences: int = 1) -> list[Slot]:
                 marker=m.group(0),
                 sentence=_tidy(_PLACEHOLDER.sub(SLOT_TEXT, sentences[j])),
                 context=_render(window, keep=i),
+                focus=_render(sentences[j], keep=i, other=OTHER_TEXT),
+                heading=headings[j],
             )
         )
     logger.debug("found %d citation slots", len(slots))
@@ -133,12 +140,24 @@ def _is_boundary(flat: str, m: re.Match) -> bool:
     return True
 
 
-def _render(window: str, keep: int) -> str:
-    """``window`` with slot ``keep`` as [CITATION] and every other marker (and its separator) removed."""
+def _headings(sentences: list[str]) -> list[str]:
+    """For each sentence, the text of the nearest heading at or above it ("" before the first)."""
+    out: list[str] = []
+    current = ""
+    for sentence in sentences:
+        m = _HEADING_TEXT.match(sentence)
+        if m:
+            current = _tidy(_PLACEHOLDER.sub(" ", m.group(1) or m.group(2) or ""))
+        out.append(current)
+    return out
+
+
+def _render(window: str, keep: int, other: str = "") -> str:
+    """``window`` with slot ``keep`` as [CITATION] and every other marker group as ``other`` (default: removed)."""
     token = f"{_OPEN}{keep}{_CLOSE}"
 
     def group(m: re.Match) -> str:
-        return f" {SLOT_TEXT} " if token in m.group(0) else " "
+        return f" {SLOT_TEXT} " if token in m.group(0) else f" {other} "
 
     return _tidy(_GROUP.sub(group, window))
 

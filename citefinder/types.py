@@ -63,6 +63,9 @@ class Slot:
     marker: str  # the marker text as it appeared, e.g. "[CITATION]"
     sentence: str  # the sentence holding the slot, markers shown as [CITATION]
     context: str  # sentence plus neighbours, the slot as [CITATION], other markers removed
+    # the sentence with this slot as [CITATION] and every other marker group as [OTHER]: which part is this slot's
+    focus: str = ""
+    heading: str = ""  # the nearest section heading above the slot ("" when none)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,6 +138,8 @@ class StageTrace:
 
     agent: str
     status: StageStatus = "ok"
+    # "retriever" for a retrieval agent (its ``top`` is a ranked list that fusion reads), else "stage"
+    kind: str = "stage"
     message: str = ""
     inputs: dict[str, Any] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
@@ -145,6 +150,7 @@ class StageTrace:
     def to_dict(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
+            "kind": self.kind,
             "status": self.status,
             "message": self.message,
             "inputs": dict(self.inputs),
