@@ -8,7 +8,8 @@ Usage:
   python bench/ablate.py fusion RESULTS.json [RESULTS2.json ...]
   python bench/ablate.py confidence --calibrate CAL.json [CAL2.json ...] --report TEST.json
   python bench/ablate.py context RESULTS_CONTEXT0.json RESULTS_CONTEXT1.json ...
-  python bench/ablate.py buckets --calibrate CAL.json [CAL2.json ...] --report TEST.json
+
+(Per-agent ablations of the learned fusion: ``bench/tune.py ablate``.)
 """
 
 from __future__ import annotations
@@ -148,61 +149,6 @@ def cmd_confidence(calibrate: list[Path], report: list[Path]) -> None:
               f"{t['top1_accuracy']:.3f} | {t['abstention_rate']:.3f} |")
 
 
-def bucket_rows(o: dict[str, Any], k: int = 60) -> list[tuple[str, float, float]]:
-    """(bucket, correct, answerable) of the fused top-1 with both retrievers, and again with BM25 alone."""
-    from citefinder.calibration import bucket_name
-
-    lists = lists_of(o)
-    out = []
-    for names in (("bm25", "dense"), ("bm25",)):
-        sub = {n: lists[n] for n in names if n in lists}
-        fused = fuse(sub, "rrf", k)
-        if not fused or len(sub) < len(names):
-            continue
-        top = fused[0][0]
-        ranks = {n: next((h.rank for h in sub[n] if h.doc_id == top), None) for n in names}
-        out.append((bucket_name(ranks), float(top in o["gold"]), float(o["answerable"])))
-    return out
-
-
-def cmd_buckets(calibrate: list[Path], report: list[Path]) -> None:
-    """The calibration table of citefinder.calibration, and the selector it makes, per threshold."""
-    from citefinder.calibration import DEFAULT_BUCKETS
-
-    def rows_of(paths: list[Path]) -> list[tuple[str, float, float]]:
-        return [r for p in paths for o in json.loads(p.read_text())["outcomes"] for r in bucket_rows(o)]
-
-    cal, test = rows_of(calibrate), rows_of(report)
-    print("| bucket | calibration: right / total | precision | report: right / total | precision |")
-    print("|---|---|---|---|---|")
-    table = {}
-    for b in DEFAULT_BUCKETS:
-        c = [r for r in cal if r[0] == b.name]
-        t = [r for r in test if r[0] == b.name]
-        pc = sum(r[1] for r in c) / len(c) if c else float("nan")
-        pt = sum(r[1] for r in t) / len(t) if t else float("nan")
-        table[b.name] = pc
-        print(f"| {b.name} | {sum(r[1] for r in c):.0f} / {len(c)} | {pc:.3f} | {sum(r[1] for r in t):.0f} / {len(t)} | {pt:.3f} |")
-    both = [r for r in test if not r[0].startswith("single")]
-    print("\nSelector on the report set (both retrievers), by threshold on the calibrated precision:\n")
-    print("| threshold | selects buckets | precision of picks | top-1 acc. (answerable) | abstention (unanswerable) | F1 (cal.) |")
-    print("|---|---|---|---|---|---|")
-    cal_both = [r for r in cal if not r[0].startswith("single")]
-    for th in sorted({v for v in table.values() if v == v} | {0.0}, reverse=True):
-        chosen = {n for n, v in table.items() if v == v and v >= th and not n.startswith("single")}
-        picked = [r for r in both if r[0] in chosen]
-        ans = [r for r in both if r[2]]
-        una = [r for r in both if not r[2]]
-        cp = [r for r in cal_both if r[0] in chosen]
-        prec_c = sum(r[1] for r in cp) / len(cp) if cp else 0.0
-        rec_c = sum(r[1] for r in cp) / max(1.0, sum(r[1] for r in cal_both))
-        f1 = 2 * prec_c * rec_c / (prec_c + rec_c) if prec_c + rec_c else 0.0
-        print(f"| {th:.3f} | {', '.join(sorted(chosen)) or '-'} | "
-              f"{(sum(r[1] for r in picked) / len(picked)) if picked else 0:.3f} | "
-              f"{sum(r[1] for r in ans if r[0] in chosen) / len(ans):.3f} | "
-              f"{sum(1 for r in una if r[0] not in chosen) / len(una):.3f} | {f1:.3f} |")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -213,14 +159,9 @@ def main() -> None:
     c.add_argument("--report", type=Path, nargs="+", required=True)
     x = sub.add_parser("context")
     x.add_argument("results", type=Path, nargs="+")
-    b = sub.add_parser("buckets")
-    b.add_argument("--calibrate", type=Path, nargs="+", required=True)
-    b.add_argument("--report", type=Path, nargs="+", required=True)
     args = ap.parse_args()
     if args.cmd == "context":
         cmd_context(args.results)
-    elif args.cmd == "buckets":
-        cmd_buckets(args.calibrate, args.report)
     elif args.cmd == "fusion":
         cmd_fusion(args.results)
     else:

@@ -38,20 +38,17 @@ def _bar(desc: str, total: int):
 def stage_rankings(library, item) -> dict[str, list[str]]:
     """bm25, dense and fused rankings of one item, as the pipeline builds them."""
     from citefinder.fuse import fuse
+    from citefinder.ranking import fusion_of, retrieve
     from citefinder.rerank_train.mining import example_query
-    from citefinder.retrieve.bm25 import retrieve_bm25
-    from citefinder.retrieve.dense import retrieve_dense
+    from citefinder.retrieve.registry import make_agents
 
     s = library.settings
     query = example_query(item, s.context_sentences)
-    bm25, _ = retrieve_bm25(library, query, s.k_bm25)
-    dense, _ = retrieve_dense(library, query, s.k_dense)
-    return {
-        "query": query.text,  # type: ignore[dict-item]
-        "bm25": [h.doc_id for h in bm25.get("bm25", ())],
-        "dense": [h.doc_id for h in dense.get("dense", ())],
-        "fused": [d for d, _ in fuse({**bm25, **dense}, s.fusion, s.rrf_k)],
-    }
+    rankings, _ = retrieve(make_agents(s, library), query)
+    out: dict[str, object] = {"query": query.text}
+    out.update({name: [h.doc_id for h in hits] for name, hits in rankings.items()})
+    out["fused"] = [d for d, _ in fuse(rankings, fusion_of(s))]
+    return out  # type: ignore[return-value]
 
 
 def pseudo_items(papers_path: Path, exclude: set[str], n: int, seed: int):

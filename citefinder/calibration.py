@@ -1,94 +1,143 @@
-"""Calibrated confidence: how often a candidate is the right paper, given where each retriever ranked it.
+"""Calibrated confidence: the probability that a candidate is the right paper, from its candidate list.
 
-Normalised RRF orders right and wrong top-1s well but is squeezed near 1.0, so no threshold on it
-separates them (measured: a 0.5 threshold never abstained). What does separate them is agreement:
-a paper both BM25 and the dense retriever put first is right far more often than one only one of
-them likes. The confidence of a candidate is therefore the measured precision of its *agreement
-bucket* — the fraction of fused top-1s in that bucket that were a gold paper on the calibration
-set (autoscholar-dev + the CiteME ``train`` split over the 50k benchmark library; CiteME ``test``
-was never used). ``bench/ablate.py buckets`` recomputes the table from saved eval results.
+A logistic model over features of the fused list — each agent's reciprocal rank of the candidate,
+how many agents put it first, its fused score and its margin over the next candidate, the dense
+cosine, the library's size — fit on the training split only (``bench/tune.py``: drafts-dev train
+part, CiteME train, autoscholar-dev) and shipped as data in ``citefinder/data/confidence.json``
+with its AUC and reliability table (also in bench/RESULTS.md). The earlier eight agreement buckets
+gave every pick 0.39, right or wrong; features that see *how* the agents agree separate the two.
 
-The buckets are fixed in advance (not searched), so the table has eight numbers, each an honest
-frequency with its count.
+The model is fit on top-1 candidates; for lower candidates the same features give a usable but
+less calibrated score (shown to the LLM selector and in traces, never used to fill a slot).
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
 
 from citefinder.types import Candidate
 
-RETRIEVERS = ("bm25", "dense")
+FEATURE_AGENTS = ("bm25", "dense", "title", "names", "authors", "draft")
 
 
-@dataclass(frozen=True)
-class Bucket:
-    """One agreement pattern, its calibrated precision and the evidence behind it."""
-
-    name: str
-    describe: str  # for traces: "rank 1 for both BM25 and dense"
-    precision: float
-    correct: int
-    total: int
+def confidence_words(p: float) -> str:
+    """The confidence as a person reads it."""
+    if p >= 0.7:
+        return "likely right"
+    if p >= 0.4:
+        return "unsure"
+    return "unlikely"
 
 
-# Measured with `bench/ablate.py buckets` (see bench/RESULTS.md, "Confidence of the no-LLM selector").
-DEFAULT_BUCKETS: tuple[Bucket, ...] = (
-    Bucket("both_first", "rank 1 for both BM25 and dense", 0.391, 45, 115),
-    Bucket("first_and_top3", "rank 1 for one retriever and 2-3 for the other", 0.177, 29, 164),
-    Bucket("first_and_top10", "rank 1 for one retriever and 4-10 for the other", 0.140, 20, 143),
-    Bucket("first_only", "rank 1 for one retriever only (below 10 or absent in the other)", 0.093, 7, 75),
-    Bucket("both_top3", "rank 2-3 for both retrievers", 0.066, 5, 76),
-    Bucket("other", "ranked lower by both retrievers", 0.027, 12, 438),
-    Bucket("single_first", "rank 1 of the only retriever that ran", 0.137, 139, 1011),
-    # Never a fused top-1 in calibration (it cannot be); the "other" rate stands in.
-    Bucket("single_other", "below rank 1 of the only retriever that ran", 0.027, 0, 0),
-)
+def candidate_features(
+    candidates: Sequence[Candidate], i: int, agents_ran: Sequence[str], library_size: int
+) -> dict[str, float]:
+    """Features of candidate ``i`` of a fused list (each has a "fused" stage score)."""
+    c = candidates[i]
+    f: dict[str, float] = {}
+    ran = [a for a in agents_ran]
+    firsts = 0
+    for a in FEATURE_AGENTS:
+        s = c.stage(a)
+        f[f"rr_{a}"] = 1.0 / s.rank if s is not None else 0.0
+        f[f"ran_{a}"] = 1.0 if a in ran else 0.0
+        firsts += int(s is not None and s.rank == 1)
+    f["firsts"] = float(firsts)
+    f["first_share"] = firsts / max(1, len(ran))
+    fused = _fused(c)
+    top = _fused(candidates[0]) or 1.0
+    nxt = _fused(candidates[i + 1]) if i + 1 < len(candidates) else 0.0
+    f["fused_rel"] = fused / top
+    f["margin"] = (fused - nxt) / fused if fused > 0 else 0.0
+    dense = c.stage("dense")
+    f["dense_cos"] = dense.score if dense is not None else 0.0
+    f["log_library"] = math.log10(max(1, library_size))
+    return f
 
 
-def bucket_name(ranks: Mapping[str, int | None]) -> str:
-    """The agreement bucket of a candidate from its 1-based rank in each retriever that ran (None: absent)."""
-    if len(ranks) < 2:
-        only = next(iter(ranks.values()), None)
-        return "single_first" if only == 1 else "single_other"
-    a, b = sorted((r if r is not None else 10**9) for r in list(ranks.values())[:2])
-    if a == 1:
-        if b == 1:
-            return "both_first"
-        if b <= 3:
-            return "first_and_top3"
-        if b <= 10:
-            return "first_and_top10"
-        return "first_only"
-    if b <= 3:
-        return "both_top3"
-    return "other"
+def _fused(c: Candidate) -> float:
+    s = c.stage("fused")
+    return s.score if s is not None else 0.0
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """Agreement buckets -> calibrated precision; the confidence the no-LLM selector thresholds."""
+    """A logistic model: ``p = sigmoid(intercept + Σ coef_f * (x_f - mean_f) / scale_f)``."""
 
-    buckets: tuple[Bucket, ...] = DEFAULT_BUCKETS
+    features: tuple[str, ...] = ()
+    coef: tuple[float, ...] = ()
+    intercept: float = 0.0
+    mean: tuple[float, ...] = ()
+    scale: tuple[float, ...] = ()
+    provenance: str = ""
+    reliability: tuple[Mapping[str, float], ...] = field(default_factory=tuple)
 
-    def bucket(self, name: str) -> Bucket:
-        for b in self.buckets:
-            if b.name == name:
-                return b
-        raise KeyError(name)
+    def probability(self, feats: Mapping[str, float]) -> float:
+        z = self.intercept
+        for name, w, m, s in zip(self.features, self.coef, self.mean, self.scale, strict=True):
+            z += w * (float(feats.get(name, 0.0)) - m) / (s or 1.0)
+        return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
 
-    def of(self, candidate: Candidate, retrievers: Sequence[str]) -> Bucket:
-        """The bucket of ``candidate`` given the retrievers that returned a list for this query."""
-        ranks: dict[str, int | None] = {}
-        for name in retrievers:
-            score = candidate.stage(name)
-            ranks[name] = score.rank if score is not None else None
-        return self.bucket(bucket_name(ranks))
+    def confidences(
+        self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int
+    ) -> dict[str, float]:
+        """doc_id -> calibrated probability of being the cited paper, for every candidate."""
+        return {
+            c.doc_id: round(self.probability(candidate_features(candidates, i, agents_ran, library_size)), 4)
+            for i, c in enumerate(candidates)
+        }
 
-    def confidences(self, candidates: Sequence[Candidate], retrievers: Sequence[str]) -> dict[str, float]:
-        """doc_id -> calibrated confidence for every candidate."""
-        return {c.doc_id: self.of(c, retrievers).precision for c in candidates}
+    def explain(self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int) -> dict[str, Any]:
+        """Why the top candidate has its confidence: its agents' ranks and the strongest reasons, in words."""
+        if not candidates:
+            return {}
+        feats = candidate_features(candidates, 0, agents_ran, library_size)
+        p = self.probability(feats)
+        firsts = [a for a in agents_ran if (s := candidates[0].stage(a)) is not None and s.rank == 1]
+        ranks = {a: (s.rank if (s := candidates[0].stage(a)) is not None else None) for a in agents_ran}
+        parts = [f"{len(firsts)} of {len(agents_ran)} agents put it first" + (f" ({', '.join(firsts)})" if firsts else "")]
+        if feats["margin"] >= 0.3:
+            parts.append("well ahead of the next candidate")
+        elif feats["margin"] < 0.05:
+            parts.append("nearly tied with the next candidate")
+        level = self.level(p)
+        if level:
+            parts.append(f"top candidates scored {level['label']} were right {level['precision']:.0%} of the time "
+                         f"in training ({int(level['n'])} slots)")
+        return {"probability": round(p, 4), "words": confidence_words(p), "ranks": ranks,
+                "explanation": "; ".join(parts), "features": {k: round(v, 4) for k, v in feats.items()}}
+
+    def level(self, p: float) -> Mapping[str, Any] | None:
+        """The reliability-table row (measured on a test part) that ``p`` falls in."""
+        for row in self.reliability:
+            if row["lo"] <= p < row["hi"] or (row["hi"] >= 1.0 and p >= row["lo"]):
+                return row
+        return None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Calibration":
+        return cls(
+            features=tuple(d["features"]),
+            coef=tuple(float(x) for x in d["coef"]),
+            intercept=float(d["intercept"]),
+            mean=tuple(float(x) for x in d["mean"]),
+            scale=tuple(float(x) for x in d["scale"]),
+            provenance=str(d.get("provenance", "")),
+            reliability=tuple(d.get("reliability", ())),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(self.features), "coef": list(self.coef), "intercept": self.intercept,
+                "mean": list(self.mean), "scale": list(self.scale), "provenance": self.provenance,
+                "reliability": [dict(r) for r in self.reliability]}
 
 
-DEFAULT_CALIBRATION = Calibration()
+def default_calibration() -> Calibration:
+    """The model shipped with CiteFinder (``citefinder/data/confidence.json``)."""
+    text = resources.files("citefinder.data").joinpath("confidence.json").read_text(encoding="utf-8")
+    return Calibration.from_dict(json.loads(text))

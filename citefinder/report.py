@@ -6,7 +6,6 @@ from typing import Sequence
 
 from citefinder.types import Candidate, Paper, SlotResult, StageTrace
 
-STAGE_COLUMNS = ("bm25", "dense", "fused", "rerank")
 
 
 def paper_line(p: Paper) -> str:
@@ -19,13 +18,21 @@ def paper_line(p: Paper) -> str:
     return " ".join(bits)
 
 
-def candidate_table(cands: Sequence[Candidate], top: int = 5) -> list[str]:
-    lines = ["    #  " + "  ".join(f"{c:>6}" for c in STAGE_COLUMNS) + "  paper"]
+def stage_columns(cands: Sequence[Candidate], agents: Sequence[str] = ()) -> list[str]:
+    """The agents that ran (given, or those any candidate has a rank from), then fused and rerank."""
+    names = list(agents) or list(dict.fromkeys(
+        s.stage for c in cands for s in c.scores if s.stage not in ("fused", "rerank") and "#" not in s.stage))
+    return names + ["fused", "rerank"]
+
+
+def candidate_table(cands: Sequence[Candidate], top: int = 5, agents: Sequence[str] = ()) -> list[str]:
+    columns = stage_columns(cands, agents)
+    lines = ["    #  " + "  ".join(f"{c[:7]:>7}" for c in columns) + "  paper"]
     for i, c in enumerate(cands[:top], start=1):
         cells = []
-        for stage in STAGE_COLUMNS:
+        for stage in columns:
             s = c.stage(stage)
-            cells.append(f"{s.rank:>6}" if s else f"{'-':>6}")
+            cells.append(f"{s.rank:>7}" if s else f"{'-':>7}")
         lines.append(f"   {i:>2}  " + "  ".join(cells) + "  " + paper_line(c.paper))
     return lines
 
@@ -55,7 +62,7 @@ def render_result(r: SlotResult, *, top: int = 5) -> str:
     if sel.reasoning:
         lines.append(f"     reasoning: {sel.reasoning}")
     lines.append("  Top candidates (rank in each stage):")
-    lines += candidate_table(r.candidates, top)
+    lines += candidate_table(r.candidates, top, [t.agent for t in r.traces if t.kind == "retriever"])
     lines.append("  Trace:")
     for t in r.traces:
         lines += trace_lines(t)

@@ -29,6 +29,8 @@ MARKER_RE = re.compile(
     re.IGNORECASE,
 )
 
+MIN_SENTENCE_WORDS = 4
+_WORDS = re.compile(r"[A-Za-z]{2,}")
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: a masked marker is _OPEN <index> _CLOSE
 _PLACEHOLDER = re.compile(_OPEN + r"(\d+)" + _CLOSE)
 # Adjacent markers ("[CITATION][CITATION]", "[CITATION], [CITATION]") form one group.
@@ -71,7 +73,9 @@ def find_slots(text: str, context_sentences: int = 1) -> list[Slot]:
     slots = []
     for i, m in enumerate(matches):
         j = where.get(i, 0)
-        window = " ".join(sentences[max(0, j - k) : j + k + 1])
+        # a sentence that is little more than its markers ("[CITATION].") borrows the one before it
+        back = k if len(_WORDS.findall(_PLACEHOLDER.sub(" ", sentences[j]))) >= MIN_SENTENCE_WORDS else max(k, 1)
+        window = " ".join(sentences[max(0, j - back) : j + k + 1])
         slots.append(
             Slot(
                 index=i,

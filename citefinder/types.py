@@ -72,15 +72,45 @@ class Slot:
 
 
 @dataclass(frozen=True)
-class Query:
-    """What the reformulator hands the retrievers."""
+class AuthorMention:
+    """An author named in the text next to a slot: "Vaswani et al. (2017)" -> ("Vaswani", 2017)."""
 
-    text: str  # cleaned context used for retrieval
-    keywords: tuple[str, ...] = ()
-    variants: tuple[str, ...] = ()  # extra queries (e.g. an LLM rewrite); each is retrieved and fused
+    surname: str
+    year: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "keywords": list(self.keywords), "variants": list(self.variants)}
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the reformulator hands the retrieval agents; each agent reads the parts it wants."""
+
+    text: str  # cleaned context used for retrieval (the slot's sentence, plus neighbours if configured)
+    keywords: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()  # extra queries (e.g. an LLM rewrite); each is retrieved and fused
+    local: str = ""  # the slot's own part of its sentence (between its neighbouring markers); "" = all of it
+    names: tuple[str, ...] = ()  # names written next to the marker (acronyms, model names), nearest first
+    authors: tuple[AuthorMention, ...] = ()  # author mentions next to the marker, nearest first
+    draft: str = ""  # the draft's own title/abstract and the slot's section heading, when a whole draft is cited
+
+    @property
+    def focus(self) -> str:
+        """The text a lexical or dense agent should search: the slot's own part first, then its sentence."""
+        if self.local and self.local != self.text:
+            return f"{self.local} {self.local} {self.text}"
+        return self.text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "keywords": list(self.keywords),
+            "variants": list(self.variants),
+            "local": self.local,
+            "names": list(self.names),
+            "authors": [a.to_dict() for a in self.authors],
+            "draft": self.draft,
+        }
 
 
 @dataclass(frozen=True)

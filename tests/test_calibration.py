@@ -1,68 +1,67 @@
-"""Calibrated confidence: retriever agreement decides, and the no-LLM rule abstains on disagreement."""
+"""Calibrated confidence: a probability from the candidate list that separates right from wrong picks."""
 
 from __future__ import annotations
 
 import pytest
 
-from citefinder.calibration import DEFAULT_CALIBRATION, bucket_name
+from citefinder.calibration import Calibration, candidate_features, confidence_words, default_calibration
 from citefinder.config import Settings
 from citefinder.select.fallback import ThresholdSelector
 from citefinder.types import Candidate, Paper
 
+AGENTS = ["bm25", "dense", "title", "names"]
 
-def cand(doc_id: str, **ranks: int) -> Candidate:
+
+def cand(doc_id: str, fused: float, **ranks: int) -> Candidate:
     c = Candidate(Paper(doc_id, f"Paper {doc_id}"))
     for name, rank in ranks.items():
-        c = c.with_score(name, rank, 1.0 / rank)
-    return c
+        c = c.with_score(name, rank, 0.6 if name == "dense" else 1.0 / rank)
+    return c.with_score("fused", 1, fused)
 
 
-@pytest.mark.parametrize(
-    ("ranks", "bucket"),
-    [
-        ({"bm25": 1, "dense": 1}, "both_first"),
-        ({"bm25": 1, "dense": 3}, "first_and_top3"),
-        ({"bm25": 2, "dense": 1}, "first_and_top3"),
-        ({"bm25": 1, "dense": 10}, "first_and_top10"),
-        ({"bm25": 1, "dense": 11}, "first_only"),
-        ({"bm25": None, "dense": 1}, "first_only"),
-        ({"bm25": 3, "dense": 2}, "both_top3"),
-        ({"bm25": 2, "dense": 4}, "other"),
-        ({"bm25": None, "dense": None}, "other"),
-        ({"bm25": 1}, "single_first"),
-        ({"bm25": 2}, "single_other"),
-        ({}, "single_other"),
-    ],
-)
-def test_bucket_name(ranks, bucket):
-    assert bucket_name(ranks) == bucket
+def test_agreement_and_margin_raise_the_probability():
+    cal = default_calibration()
+    agreed = [cand("a", 0.06, bm25=1, dense=1, title=1, names=1), cand("b", 0.02, bm25=2, dense=3, title=4)]
+    split = [cand("a", 0.031, bm25=1, dense=9), cand("b", 0.030, dense=1, title=2, bm25=8)]
+    p_agreed = cal.confidences(agreed, AGENTS, 200)["a"]
+    p_split = cal.confidences(split, AGENTS, 200)["a"]
+    assert 0.0 <= p_split < p_agreed <= 1.0
+    assert p_agreed - p_split > 0.2
 
 
-def test_agreement_orders_confidence_and_the_default_threshold_splits_it():
-    cal = DEFAULT_CALIBRATION
-    both = cal.of(cand("a", bm25=1, dense=1), ["bm25", "dense"]).precision
-    near = cal.of(cand("a", bm25=1, dense=2), ["bm25", "dense"]).precision
-    one = cal.of(cand("a", bm25=1), ["bm25", "dense"]).precision  # dense ran but did not return it
-    lone = cal.of(cand("a", bm25=1), ["bm25"]).precision  # only BM25 ran (vectors pending)
-    assert both > near > one and both > lone
-    threshold = Settings().confidence_threshold
-    assert near < threshold <= both  # the measured F1-best rule: select only on full agreement
-    assert all(0.0 <= b.precision <= 1.0 for b in cal.buckets)
-    assert len({b.name for b in cal.buckets}) == len(cal.buckets)
+def test_features_read_every_agent_and_the_margin():
+    cands = [cand("a", 0.05, bm25=1, names=1), cand("b", 0.01, dense=1)]
+    f = candidate_features(cands, 0, ["bm25", "dense", "names"], 1000)
+    assert f["rr_bm25"] == 1.0 and f["rr_dense"] == 0.0 and f["rr_names"] == 1.0
+    assert f["ran_dense"] == 1.0 and f["ran_title"] == 0.0
+    assert f["firsts"] == 2.0 and f["margin"] == pytest.approx(0.8)
+    assert f["log_library"] == pytest.approx(3.0)
 
 
-def test_threshold_selector_abstains_when_retrievers_disagree():
-    cal = DEFAULT_CALIBRATION
+def test_shipped_model_is_fit_on_training_data_and_has_a_reliability_table():
+    cal = default_calibration()
+    assert "training data only" in cal.provenance
+    assert len(cal.features) == len(cal.coef) == len(cal.mean) == len(cal.scale)
+    assert cal.reliability and all(0.0 <= r["precision"] <= 1.0 for r in cal.reliability)
+
+
+def test_probability_is_a_logistic_of_standardised_features():
+    cal = Calibration(("x",), (2.0,), 0.0, (1.0,), (0.5,))
+    assert cal.probability({"x": 1.0}) == pytest.approx(0.5)
+    assert cal.probability({"x": 1.5}) == pytest.approx(1 / (1 + 2.718281828 ** -2), rel=1e-6)
+
+
+@pytest.mark.parametrize(("p", "words"), [(0.9, "likely right"), (0.7, "likely right"), (0.5, "unsure"),
+                                          (0.39, "unlikely")])
+def test_confidence_in_words(p, words):
+    assert confidence_words(p) == words
+
+
+def test_threshold_selector_abstains_below_the_default_threshold():
     sel = ThresholdSelector(Settings().confidence_threshold)
-    agreed = [cand("a", bm25=1, dense=1), cand("b", bm25=2, dense=2)]
-    split = [cand("a", bm25=1, dense=7), cand("b", bm25=2, dense=1)]
-    found, why = sel.decide(agreed, cal.confidences(agreed, ["bm25", "dense"]))
-    assert found.status == "found" and found.paper.doc_id == "a" and found.confidence == pytest.approx(0.391)
-    missing, why = sel.decide(split, cal.confidences(split, ["bm25", "dense"]))
+    cands = [cand("a", 0.03, bm25=1), cand("b", 0.029, dense=1)]
+    below = {"a": Settings().confidence_threshold - 0.01, "b": 0.1}
+    missing, why = sel.decide(cands, below)
     assert missing.status == "not_found" and missing.paper is None and "below threshold" in why
-
-
-def test_table_is_the_measured_frequencies():
-    for b in DEFAULT_CALIBRATION.buckets:
-        if b.total:
-            assert b.precision == pytest.approx(b.correct / b.total, abs=0.001), b.name
+    found, _ = sel.decide(cands, {"a": Settings().confidence_threshold, "b": 0.1})
+    assert found.status == "found" and found.paper.doc_id == "a"

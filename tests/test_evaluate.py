@@ -64,7 +64,10 @@ def test_evaluate_small_library_per_stage(small_library) -> None:
     pipeline = Pipeline(small_library.settings, small_library.library)
     result = evaluate(pipeline, items, dataset="citeme-sample")
     stages = result["stages"]
-    assert set(stages) == {"bm25", "dense", "fused", "reranked"}
+    # every agent that searched on some item is a stage of its own, then fused and reranked
+    assert {"bm25", "dense", "title", "fused", "reranked"} <= set(stages)
+    assert set(stages) <= set(small_library.settings.agents) | {"fused", "reranked"}
+    assert list(stages)[-2:] == ["fused", "reranked"]
     for stage in stages.values():
         assert stage["queries"] == 12
         assert 0.0 <= stage["recall@1"] <= stage["recall@5"] <= stage["recall@100"] <= 1.0

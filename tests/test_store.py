@@ -192,7 +192,8 @@ def test_killed_import_leaves_a_usable_library(tmp_path, records) -> None:
 
 def test_deferred_embedding_is_searchable_at_once_and_resumable(tmp_path, records, shared_embedder, monkeypatch) -> None:
     import citefinder.library.store as store
-    from citefinder.retrieve.dense import retrieve_dense
+    from citefinder.retrieve.common import run_agent
+    from citefinder.retrieve.dense import DenseAgent
     from citefinder.types import Query
 
     monkeypatch.setattr(store, "WRITE_BATCH", 8)
@@ -206,8 +207,8 @@ def test_deferred_embedding_is_searchable_at_once_and_resumable(tmp_path, record
     assert lib.dense_search(target["title"], 3) == []
     assert lib.get([target["doc_id"]])[0].abstract == target["abstract"]
     assert {p.doc_id for p in lib.browse(0, 100)} == {r["doc_id"] for r in records[:20]}
-    _, trace = retrieve_dense(lib, Query(target["title"]), 5)
-    assert "covers 0 of 20 papers" in trace.message and trace.details["coverage"] == {"embedded": 0, "total": 20}
+    _, trace = run_agent(DenseAgent(lib.settings, lib), Query(target["title"]))
+    assert trace.status == "skipped" and "covers 0 of 20 papers" in trace.message and trace.details["coverage"] == {"embedded": 0, "total": 20}
 
     # interrupted after the first batch: what was embedded stays, the rest stays queued
     calls = []
@@ -219,8 +220,8 @@ def test_deferred_embedding_is_searchable_at_once_and_resumable(tmp_path, record
     assert reopened.embed_pending() == 13
     assert (reopened.count(), reopened.embedded_count(), reopened.pending_count()) == (20, 20, 0)
     assert reopened.dense_search(target["title"], 1)[0].doc_id == target["doc_id"]
-    _, trace = retrieve_dense(reopened, Query(target["title"]), 5)
-    assert "covers" not in trace.message
+    _, trace = run_agent(DenseAgent(reopened.settings, reopened), Query(target["title"]))
+    assert trace.status == "ok" and "covers" not in trace.message
     # removing works for queued and embedded papers alike
     reopened.import_files([write_jsonl(tmp_path / "b.jsonl", records[20:22])], defer_embedding=True)
     assert reopened.remove([records[20]["doc_id"], records[1]["doc_id"]]) == 2

@@ -42,10 +42,16 @@ def ndcg_at_k(rel: Mapping[str, int], ranked: list[str], k: int = 10) -> float:
     return dcg / idcg if idcg else 0.0
 
 
+def success_at_k(rel: Mapping[str, int], ranked: list[str], k: int) -> float:
+    """1.0 when any relevant document is in the top k (a multi-key citation slot is hit by any of its papers)."""
+    return 1.0 if any(rel.get(d, 0) > 0 for d in ranked[:k]) else 0.0
+
+
 def evaluate_run(qrels: Qrels, run: Run, ks: tuple[int, ...] = (1, 5, 10, 20, 100)) -> dict[str, float]:
     """Mean metrics over the queries of ``qrels`` that have at least one relevant document.
 
-    A query missing from ``run`` counts as retrieving nothing.
+    A query missing from ``run`` counts as retrieving nothing. ``hit@k`` is success at k (any
+    relevant document in the top k), the measure for citation slots with several keys.
     """
     qids = [q for q, rel in qrels.items() if any(r > 0 for r in rel.values())]
     out: dict[str, float] = {"queries": float(len(qids))}
@@ -54,6 +60,8 @@ def evaluate_run(qrels: Qrels, run: Run, ks: tuple[int, ...] = (1, 5, 10, 20, 10
     ranked = {q: ranking(run.get(q, {})) for q in qids}
     for k in ks:
         out[f"recall@{k}"] = sum(recall_at_k(qrels[q], ranked[q], k) for q in qids) / len(qids)
+    for k in ks:
+        out[f"hit@{k}"] = sum(success_at_k(qrels[q], ranked[q], k) for q in qids) / len(qids)
     out["mrr"] = sum(reciprocal_rank(qrels[q], ranked[q]) for q in qids) / len(qids)
     out["ndcg@10"] = sum(ndcg_at_k(qrels[q], ranked[q], 10) for q in qids) / len(qids)
     return out

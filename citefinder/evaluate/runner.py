@@ -1,7 +1,7 @@
 """Run the pipeline over benchmark items and score every stage.
 
-Per stage (bm25, dense, fused, reranked) a BEIR-style ``run`` dict is built from the traces, and
-scored with :mod:`citefinder.evaluate.metrics`. The selector is scored as slot filling: top-1
+Per stage (each retrieval agent that ran, then fused and reranked) a BEIR-style ``run`` dict is
+built from the traces, and scored with :mod:`citefinder.evaluate.metrics`. The selector is scored as slot filling: top-1
 accuracy on answerable items (also the official CiteME way, title similarity > 0.8), abstention
 and wrong-pick rates, and the hallucination rate (a selected paper not in the library).
 """
@@ -18,12 +18,12 @@ from typing import Any, Callable, Sequence
 
 from citefinder.evaluate.dataset import EvalItem
 from citefinder.evaluate.metrics import evaluate_run
-from citefinder.fuse import fuse
+from citefinder.fuse import Fusion, fuse
 from citefinder.types import Hit, Slot, SlotResult
 
 log = logging.getLogger(__name__)
 
-STAGES = ("bm25", "dense", "fused", "reranked")
+FINAL_STAGES = ("fused", "reranked")
 Progress = Callable[[int, int, "ItemOutcome | None"], None]
 
 
@@ -45,6 +45,7 @@ class ItemOutcome:
     elapsed_s: float
     stage_s: dict[str, float] = field(default_factory=dict)
     result: dict[str, Any] | None = None  # full SlotResult.to_dict() (traces) for misses
+    lists: dict[str, list[tuple[str, int, float]]] = field(default_factory=dict)  # agent list -> (doc, rank, score)
 
     @property
     def correct(self) -> bool:
@@ -64,26 +65,41 @@ def _ranked(hits: Sequence[Hit]) -> dict[str, float]:
     return {h.doc_id: 1.0 / h.rank for h in hits}
 
 
-def stage_runs(result: SlotResult, *, fusion: str = "rrf", rrf_k: int = 60) -> dict[str, dict[str, float]]:
+def agent_lists(result: SlotResult) -> dict[str, tuple[Hit, ...]]:
+    """Every ranked list the retrieval agents returned (``name`` and its variants ``name#i``)."""
+    lists: dict[str, tuple[Hit, ...]] = {}
+    for t in result.traces:
+        if t.kind != "retriever":
+            continue
+        if t.top:
+            lists[t.agent] = tuple(t.top)
+        for key, hits in (t.details.get("variants") or {}).items():
+            lists[key] = tuple(Hit(h["doc_id"], h["rank"], h["score"]) for h in hits)
+    return lists
+
+
+def stages_of(outcomes: Sequence["ItemOutcome"]) -> list[str]:
+    """The stages scored: the agents that ran on any item (in first-seen order), then fused and reranked."""
+    names: list[str] = []
+    for o in outcomes:
+        for stage in o.runs:
+            if stage not in names and stage not in FINAL_STAGES:
+                names.append(stage)
+    return names + list(FINAL_STAGES)
+
+
+def stage_runs(result: SlotResult, fusion: Fusion) -> dict[str, dict[str, float]]:
     """Per-stage rankings of one result, as ``{doc_id: score}`` (higher is better)."""
-    bm25 = result.trace("bm25")
-    dense = result.trace("dense")
-    lists = {t.agent: tuple(t.top) for t in (bm25, dense) if t is not None and t.top}
-    for t in (bm25, dense):
-        if t is not None:
-            for key, hits in (t.details.get("variants") or {}).items():
-                lists[key] = tuple(Hit(h["doc_id"], h["rank"], h["score"]) for h in hits)
-    fused = [Hit(d, i, s) for i, (d, s) in enumerate(fuse(lists, fusion, rrf_k), start=1)]  # type: ignore[arg-type]
+    lists = agent_lists(result)
+    fused = [Hit(d, i, s) for i, (d, s) in enumerate(fuse(lists, fusion), start=1)]
     # reranked: the final candidate order, then the rest of the fused list beyond the rerank depth
     head = [c.doc_id for c in result.candidates]
     tail = [h.doc_id for h in fused if h.doc_id not in set(head)]
     reranked = [Hit(d, i, 0.0) for i, d in enumerate(head + tail, start=1)]
-    return {
-        "bm25": _ranked(lists.get("bm25", ())),
-        "dense": _ranked(lists.get("dense", ())),
-        "fused": _ranked(fused),
-        "reranked": _ranked(reranked),
-    }
+    runs = {name: _ranked(hits) for name, hits in lists.items() if "#" not in name}
+    runs["fused"] = _ranked(fused)
+    runs["reranked"] = _ranked(reranked)
+    return runs
 
 
 def _gold_rank(run: dict[str, float], gold: Sequence[str]) -> int | None:
@@ -101,7 +117,7 @@ def run_items(pipeline: Any, items: Sequence[EvalItem], *, progress: Progress | 
         slot = item_slot(item, s.context_sentences)
         result = pipeline.cite_slot(slot) if slot is not None else pipeline.search(item.text)
         elapsed = time.perf_counter() - t0
-        runs = stage_runs(result, fusion=s.fusion, rrf_k=s.rrf_k)
+        runs = stage_runs(result, pipeline.fusion)
         sel = result.selection
         out = ItemOutcome(
             id=item.id,
@@ -109,6 +125,7 @@ def run_items(pipeline: Any, items: Sequence[EvalItem], *, progress: Progress | 
             gold=item.gold,
             answerable=item.answerable and bool(item.gold),
             runs=runs,
+            lists={k: [(h.doc_id, h.rank, round(h.score, 5)) for h in v] for k, v in agent_lists(result).items()},
             gold_rank={stage: _gold_rank(run, item.gold) for stage, run in runs.items()},
             selected=sel.paper.doc_id if sel.status == "found" and sel.paper else None,
             selected_title=sel.paper.title if sel.status == "found" and sel.paper else None,
@@ -157,7 +174,7 @@ def selection_metrics(
 def score(outcomes: Sequence[ItemOutcome], items: Sequence[EvalItem], library_ids: set[str] | None = None) -> dict[str, Any]:
     """Per-stage retrieval metrics (answerable items) plus selection metrics and latency."""
     qrels = {o.id: {g: 1 for g in o.gold} for o in outcomes if o.answerable}
-    stages = {stage: evaluate_run(qrels, {o.id: o.runs[stage] for o in outcomes}) for stage in STAGES}
+    stages = {stage: evaluate_run(qrels, {o.id: o.runs.get(stage, {}) for o in outcomes}) for stage in stages_of(outcomes)}
     lat = sorted(o.elapsed_s for o in outcomes)
     latency = {"p50_s": lat[len(lat) // 2], "p95_s": lat[min(len(lat) - 1, int(len(lat) * 0.95))]} if lat else {}
     return {"stages": stages, "selection": selection_metrics(outcomes, items, library_ids), "latency": latency}

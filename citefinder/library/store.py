@@ -21,6 +21,7 @@ from citefinder.errors import EmbedderMismatchError, LibraryError
 from citefinder.library.bm25index import BM25Index, bm25_text
 from citefinder.library.chroma_records import embedding_text, from_record, to_metadata
 from citefinder.library.dedupe import dedupe_keys, normalize_title
+from citefinder.library.derived import DerivedIndexes, IndexKind
 from citefinder.library.embedder import CitefinderEmbeddingFunction, Embedder
 from citefinder.library.pending import PendingQueue
 from citefinder.types import Hit, ImportFailure, ImportReport, Paper
@@ -41,6 +42,9 @@ MANIFEST = "library.json"
 BM25_DIR = "bm25"
 CHROMA_DIR = "chroma"
 WRITE_BATCH = 256
+# Above ``exact_dense_max`` papers the dense agent uses Chroma's HNSW index; a search width of 256
+# (Chroma's default is 100) keeps its recall of a top 100 close to exact search.
+HNSW_EF_SEARCH = 256
 _PAGE = 5000
 
 
@@ -57,6 +61,7 @@ class Library:
         self._bm25: BM25Index | None = None
         self._keys: dict[str, Identity] | None = None  # dedupe key -> stored paper, built on first write
         self._pending = PendingQueue(self.path)  # stored papers still waiting for their vectors
+        self._derived = DerivedIndexes(self.path)  # agents' indexes (titles, names, vectors), per generation
 
     # --- opening --------------------------------------------------------------------------------
 
@@ -77,7 +82,7 @@ class Library:
             collection = client.get_or_create_collection(
                 settings.collection,
                 embedding_function=ef,
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={"hnsw": {"space": "cosine", "ef_search": HNSW_EF_SEARCH}},
                 metadata={"embedder": embedder.name, "max_seq_length": embedder.max_seq_length},
             )
         except Exception as e:  # noqa: BLE001 - chroma raises many kinds; one clear message
@@ -129,13 +134,46 @@ class Library:
 
     def dense_search(self, text: str, k: int) -> list[Hit]:
         """Nearest papers by cosine similarity of the embedded query (embedded papers only)."""
-        n = self.embedded_count()
-        if n == 0 or not text.strip() or k <= 0:
+        if not text.strip() or k <= 0 or self.embedded_count() == 0:
             return []
-        vec = self.embedder.encode([text])[0]
-        res = self._collection.query(query_embeddings=[vec.tolist()], n_results=min(k, n), include=["distances"])
+        return self.vector_search(self.embedder.encode([text])[0], k)
+
+    def vector_search(self, vector: Any, k: int) -> list[Hit]:
+        """Nearest papers to a query vector: exact cosine over all stored vectors up to
+        ``settings.exact_dense_max`` papers (the same query gives the same list every time), Chroma's
+        approximate HNSW index with a wide search above that."""
+        n = self.embedded_count()
+        if n == 0 or k <= 0:
+            return []
+        if n <= self.settings.exact_dense_max:
+            from citefinder.library.vectors import VECTORS
+
+            return self.derived(VECTORS).search(vector, k)
+        res = self._collection.query(query_embeddings=[list(map(float, vector))], n_results=min(k, n),
+                                     include=["distances"])
         ids, dists = res["ids"][0], res["distances"][0]
         return [Hit(i, r, 1.0 - float(d)) for r, (i, d) in enumerate(zip(ids, dists), start=1)]
+
+    def generation(self) -> str:
+        """Changes whenever the stored papers change: what derived indexes are stamped with."""
+        return self._stamp()
+
+    def derived(self, kind: IndexKind) -> Any:
+        """A derived index (see :mod:`citefinder.library.derived`) for the current papers."""
+        return self._derived.get(kind, self)
+
+    def iter_vectors(self, page: int = _PAGE) -> Iterator[tuple[list[str], Any]]:
+        """(doc_ids, vectors) pages of every embedded paper, in storage order."""
+        import numpy as np
+
+        offset = 0
+        while True:
+            res = self._collection.get(offset=offset, limit=page, include=["embeddings"])
+            ids = list(res["ids"])
+            if not ids:
+                return
+            yield ids, np.asarray(res["embeddings"], dtype=np.float32)
+            offset += len(ids)
 
     def browse(self, offset: int = 0, limit: int = 50) -> list[Paper]:
         """Papers in storage order: embedded ones first, then those waiting for vectors."""
@@ -325,6 +363,16 @@ class Library:
         self._rebuild_bm25(str(manifest["generation"]))
         manifest["dirty"] = False
         _write_manifest(self.path, manifest)
+        self._rebuild_derived()
+
+    def _rebuild_derived(self) -> None:
+        """Build the agents' derived indexes for the new generation, so the first query after an import is fast."""
+        from citefinder.retrieve.registry import index_kinds
+
+        try:
+            self._derived.rebuild(index_kinds(self.settings, self), self)
+        except Exception as e:  # noqa: BLE001 - derived data is rebuilt on first use anyway
+            log.warning("building derived indexes failed (they are rebuilt on first use): %s", e)
 
     def _stamp(self) -> str:
         return str(_read_manifest(self.path).get("generation", 0))

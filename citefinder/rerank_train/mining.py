@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from citefinder.evaluate.dataset import EvalItem
-from citefinder.fuse import fuse
 from citefinder.library.dedupe import normalize_title
-from citefinder.retrieve.bm25 import retrieve_bm25
-from citefinder.retrieve.dense import retrieve_dense
+from citefinder.ranking import fused_ids, fusion_of
 from citefinder.retrieve.reformulate import reformulate
+from citefinder.retrieve.registry import make_agents
 from citefinder.slots import find_slots
 from citefinder.types import Paper, Query
 
@@ -70,11 +69,8 @@ def example_query(item: EvalItem, context_sentences: int = 0) -> Query:
 
 
 def fused_ranking(library: "Library", query: Query) -> list[str]:
-    """Doc ids in the pipeline's fused order (BM25 + dense with the depths and fusion of ``library.settings``)."""
-    s = library.settings
-    bm25, _ = retrieve_bm25(library, query, s.k_bm25)
-    dense, _ = retrieve_dense(library, query, s.k_dense)
-    return [doc_id for doc_id, _ in fuse({**bm25, **dense}, s.fusion, s.rrf_k)]
+    """Doc ids in the pipeline's fused order (the agents, depths and fusion of ``library.settings``)."""
+    return fused_ids(make_agents(library.settings, library), query, fusion_of(library.settings))
 
 
 def pick_negatives(ranked: Sequence[str], n: int, rng: random.Random) -> list[str]:

@@ -1,43 +1,67 @@
-"""What the retriever agents share: run the query and its variants, catch failures, trace it all."""
+"""The retrieval-agent protocol and the one runner every caller uses (pipeline, evaluation, mining).
+
+An agent is one small class: a ``name``, the query variants it wants, and ``search(query, k)``
+returning ranked hits (1-based ranks, best first). :func:`run_agent` times it, runs it over the
+query variants, turns a failure into a trace instead of an exception and records what it did.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol
 
 from citefinder.types import Hit, Query, StageTrace
 
 log = logging.getLogger(__name__)
 
-SearchFn = Callable[[str, int], list[Hit]]
 Rankings = dict[str, tuple[Hit, ...]]
 
 
-def run_retriever(name: str, search: SearchFn, query: Query, k: int) -> tuple[Rankings, StageTrace]:
-    """Retrieve ``query.text`` and each of ``query.variants`` with ``search(text, k)``.
+class Agent(Protocol):
+    """A retrieval agent. ``k`` is how many hits it returns; ``uses_variants``: it also searches each
+    query variant (an LLM rewrite) as a list of its own (``name#1``, ``name#2``...)."""
 
-    Rankings are keyed ``name`` for the main query and ``name#1``, ``name#2``... for the
-    variants (each is fused later). A failure is caught and recorded: status "error" when
-    every query failed (empty rankings), "ok" with the failures in the message otherwise.
-    Empty queries are not sent; with nothing to send the status is "skipped".
+    name: str
+    k: int
+    uses_variants: bool
+
+    def search(self, query: Query) -> list[Hit]: ...
+
+    def skip_reason(self, query: Query) -> str | None:
+        """Why this agent has nothing to do for ``query`` (e.g. no name next to the marker), else None."""
+        ...
+
+
+def run_agent(agent: Agent, query: Query) -> tuple[Rankings, StageTrace]:
+    """Run ``agent`` on the query (and its variants); failures are recorded, never raised.
+
+    Status "error" when every search failed (empty rankings), "skipped" when the agent had nothing
+    to search for, "ok" otherwise (failed variants listed in the message).
     """
     start = time.perf_counter()
-    texts = [(name, query.text)] + [(f"{name}#{i}", v) for i, v in enumerate(query.variants, 1)]
-    texts = [(key, t) for key, t in texts if t.strip()]
+    queries = [(agent.name, query)]
+    if agent.uses_variants:
+        queries += [(f"{agent.name}#{i}", replace(query, text=v, local="")) for i, v in enumerate(query.variants, 1)]
     rankings: Rankings = {}
     errors: dict[str, str] = {}
-    for key, text in texts:
+    skipped: list[str] = []
+    for key, q in queries:
+        reason = agent.skip_reason(q)
+        if reason:
+            skipped.append(reason)
+            continue
         try:
-            rankings[key] = tuple(search(text, k))
-        except Exception as e:  # noqa: BLE001 - a retriever failure is recorded, the pipeline decides
-            log.warning("%s retrieval failed for %r: %s", name, text[:80], e)
+            rankings[key] = tuple(agent.search(q))
+        except Exception as e:  # noqa: BLE001 - an agent failure is recorded, the pipeline decides
+            log.warning("%s retrieval failed for %r: %s", agent.name, q.text[:80], e)
             errors[key] = f"{type(e).__name__}: {e}"
 
-    if not texts:
-        status, message = "skipped", "skipped: empty query"
-    elif not rankings:
+    if not rankings and errors:
         status, message = "error", "; ".join(f"{key}: {msg}" for key, msg in errors.items())
+    elif not rankings:
+        status, message = "skipped", f"skipped: {skipped[0] if skipped else 'nothing to search for'}"
     else:
         status = "ok"
         n_hits = sum(len(h) for h in rankings.values())
@@ -45,16 +69,32 @@ def run_retriever(name: str, search: SearchFn, query: Query, k: int) -> tuple[Ra
         if errors:
             message += f"; {len(errors)} failed: " + "; ".join(f"{key}: {msg}" for key, msg in errors.items())
     trace = StageTrace(
-        agent=name,
+        agent=agent.name,
+        kind="retriever",
         status=status,  # type: ignore[arg-type]
         message=message,
-        inputs={"text": query.text, "variants": list(query.variants)},
-        params={"k": k},
-        top=rankings.get(name, ()),
+        inputs=agent_inputs(agent, query),
+        params={"k": agent.k},
+        top=rankings.get(agent.name, ()),
         elapsed_s=time.perf_counter() - start,
         details={
-            "variants": {key: [h.to_dict() for h in hits] for key, hits in rankings.items() if key != name},
+            "variants": {key: [h.to_dict() for h in hits] for key, hits in rankings.items() if key != agent.name},
             "errors": errors,
         },
     )
-    return rankings, trace
+    finish = getattr(agent, "finish_trace", None)  # an agent may add what only it knows (e.g. its coverage)
+    return rankings, (finish(trace) if callable(finish) else trace)
+
+
+def agent_inputs(agent: Agent, query: Query) -> dict[str, object]:
+    """What the agent read, for the trace (its own ``inputs(query)`` when it has one)."""
+    describe = getattr(agent, "inputs", None)
+    if callable(describe):
+        return dict(describe(query))
+    return {"text": query.text, "variants": list(query.variants)}
+
+
+def hits_from_scores(scores: dict[str, float], k: int) -> list[Hit]:
+    """Ranked hits from ``doc_id -> score`` (higher first; ties by doc_id), positive scores only."""
+    ranked = sorted(((d, s) for d, s in scores.items() if s > 0), key=lambda t: (-t[1], t[0]))[:k]
+    return [Hit(d, r, float(s)) for r, (d, s) in enumerate(ranked, start=1)]

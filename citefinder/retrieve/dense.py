@@ -1,32 +1,56 @@
-"""The "dense" agent: embedding retrieval (cosine similarity) over the library's Chroma collection."""
+"""The "dense" agent: embedding retrieval (cosine similarity, exact up to a large library)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from citefinder.retrieve.common import Rankings, run_retriever
-from citefinder.types import Query, StageTrace
+from citefinder.types import Hit, Query, StageTrace
 
 if TYPE_CHECKING:
+    from citefinder.config import Settings
     from citefinder.library.store import Library
 
 
-def retrieve_dense(library: "Library", query: Query, k: int) -> tuple[Rankings, StageTrace]:
-    """Top-``k`` dense hits for the query (and each variant); failures recorded, never raised.
+class DenseAgent:
+    """Nearest papers to the embedded query: the slot's own part of the sentence, then the sentence.
 
-    The trace says how much of the library the dense agent covers: papers imported with
-    deferred embedding are searchable by BM25 only until their vectors are computed.
+    The trace says how much of the library it covers: papers imported with deferred embedding are
+    searchable by BM25 only until their vectors are computed.
     """
-    rankings, trace = run_retriever("dense", library.dense_search, query, k)
-    pending = library.pending_count()
-    if not pending:
-        return rankings, trace
-    total = library.count()
-    covered = total - pending
-    note = f"covers {covered:,} of {total:,} papers ({covered / total:.0%}); {pending:,} still await vectors"
-    return rankings, replace(
-        trace,
-        message=f"{trace.message}; {note}" if trace.message else note,
-        details={**trace.details, "coverage": {"embedded": covered, "total": total}},
-    )
+
+    name = "dense"
+    uses_variants = True
+
+    def __init__(self, settings: "Settings", library: "Library") -> None:
+        self.library = library
+        self.k = settings.k_dense
+
+    def skip_reason(self, query: Query) -> str | None:
+        if not query.text.strip():
+            return "empty query"
+        return None if self.library.embedded_count() else "no paper has dense vectors yet (run `citefinder library embed`)"
+
+    def inputs(self, query: Query) -> dict[str, object]:
+        return {"text": dense_text(query), "variants": list(query.variants)}
+
+    def finish_trace(self, trace: StageTrace) -> StageTrace:
+        """Say how much of the library has vectors when some papers still await them."""
+        pending = self.library.pending_count()
+        if not pending:
+            return trace
+        total = self.library.count()
+        covered = total - pending
+        note = f"covers {covered:,} of {total:,} papers ({covered / total:.0%}); {pending:,} still await vectors"
+        return replace(trace, message=f"{trace.message}; {note}" if trace.message else note,
+                       details={**trace.details, "coverage": {"embedded": covered, "total": total}})
+
+    def search(self, query: Query) -> list[Hit]:
+        return self.library.dense_search(dense_text(query), self.k)
+
+
+def dense_text(query: Query) -> str:
+    """The slot's own part first (a sentence embedding weighs what it reads first), then the sentence."""
+    if query.local and query.local != query.text:
+        return f"{query.local}. {query.text}"
+    return query.text

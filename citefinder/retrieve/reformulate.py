@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 
+from citefinder.retrieve import mentions
 from citefinder.types import Query, Slot, StageTrace
 
 MAX_KEYWORDS = 12
@@ -109,13 +111,33 @@ def extract_keywords(text: str, limit: int = MAX_KEYWORDS) -> tuple[str, ...]:
     return tuple(w for _, _, w in sorted(kept, key=lambda t: t[1]))
 
 
+_THIS, _OTHER = "\ue010", "\ue011"  # markers protected from cleaning
+
+
+def clean_focus(focus: str) -> str:
+    """A slot's focus sentence cleaned like a context, its [CITATION] and [OTHER] markers kept."""
+    protected = focus.replace(mentions.THIS, f" {_THIS} ").replace(mentions.OTHER, f" {_OTHER} ")
+    cleaned = clean_context(protected)
+    return cleaned.replace(_THIS, mentions.THIS).replace(_OTHER, mentions.OTHER)
+
+
 def reformulate(slot_or_text: Slot | str, *, max_keywords: int = MAX_KEYWORDS) -> tuple[Query, StageTrace]:
-    """Build the retrieval :class:`Query` from a slot (its context) or a plain question."""
+    """Build the retrieval :class:`Query` from a slot (its context, its own clause, the names and
+    authors next to its marker) or from a plain question."""
     start = time.perf_counter()
     raw = slot_or_text.context if isinstance(slot_or_text, Slot) else slot_or_text
     text = clean_context(raw)
     keywords = extract_keywords(text, max_keywords)
     query = Query(text=text, keywords=keywords)
+    if isinstance(slot_or_text, Slot) and slot_or_text.focus:
+        focus = clean_focus(slot_or_text.focus)
+        local = clean_context(mentions.local_part(focus).replace(mentions.OTHER, " "))
+        query = replace(
+            query,
+            local=local if local != text else "",
+            names=mentions.name_mentions(focus),
+            authors=mentions.author_mentions(focus),
+        )
     trace = StageTrace(
         agent="reformulate",
         status="ok" if text else "error",

@@ -12,7 +12,6 @@ import streamlit as st
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.evaluate import evaluate, load_items
-from citefinder.evaluate.runner import STAGES
 from citefinder.library.store import Library
 from citefinder.ui import resources
 from citefinder.ui.markdown import escape_markdown
@@ -69,15 +68,16 @@ def recall_curves(result: dict[str, Any]) -> None:
     """Recall@k per stage as lines (Altair via st.altair_chart)."""
     import altair as alt
 
+    stages = list(result["stages"])  # the agents that ran, then fused and reranked
     rows = [{"stage": stage, "k": k, "recall": result["stages"][stage].get(f"recall@{k}", 0.0)}
-            for stage in STAGES for k in KS]
+            for stage in stages for k in KS]
     chart = (
         alt.Chart(pd.DataFrame(rows))
         .mark_line(point=True)
         .encode(
             x=alt.X("k:Q", scale=alt.Scale(type="log"), axis=alt.Axis(values=list(KS)), title="k (log scale)"),
             y=alt.Y("recall:Q", scale=alt.Scale(domain=[0, 1]), title="recall@k"),
-            color=alt.Color("stage:N", sort=list(STAGES)),
+            color=alt.Color("stage:N", sort=stages),
             tooltip=["stage", "k", alt.Tooltip("recall:Q", format=".3f")],
         )
         .properties(height=320)

@@ -80,22 +80,25 @@ def _stage_note(trace: StageTrace | None) -> None:
 
 
 def trace_panel(result: SlotResult, lookup: Lookup | None = None) -> None:
-    """Every agent's work for one slot: query, BM25 and dense top-k, fused ranks, rerank, selection, times."""
-    shown_ids = [h.doc_id for name in ("bm25", "dense") if result.trace(name) for h in result.trace(name).top[:TOP_SHOWN]]
+    """Every agent's work for one slot: query, each retrieval agent's top-k, fused ranks, rerank, selection, times."""
+    agents = [t for t in result.traces if t.kind == "retriever"]
+    shown_ids = [h.doc_id for t in agents for h in t.top[:TOP_SHOWN]]
     papers = _papers_for(result, lookup, shown_ids)
     st.dataframe(tables.stage_times_frame(result.traces), hide_index=True, width="stretch")
-    tab_query, tab_bm25, tab_dense, tab_fused, tab_rerank, tab_select = st.tabs(
-        ["Query", "BM25", "Dense", "Fused", "Rerank", "Select"]
-    )
-    with tab_query:
+    labels = ["Query"] + [t.agent.capitalize() if len(t.agent) > 4 else t.agent.upper() for t in agents]
+    tabs = st.tabs(labels + ["Fused", "Rerank", "Select"])
+    with tabs[0]:
         _query_tab(result)
-    for tab, name in ((tab_bm25, "bm25"), (tab_dense, "dense")):
+    for tab, trace in zip(tabs[1 : 1 + len(agents)], agents):
         with tab:
-            trace = result.trace(name)
             _stage_note(trace)
-            if trace and trace.top:
+            read = {k: v for k, v in trace.inputs.items() if v and k != "variants"}
+            if read:
+                st.caption(escape_markdown("Searched for: " + "; ".join(f"{k}: {v}" for k, v in read.items())))
+            if trace.top:
                 st.caption(f"Top {min(TOP_SHOWN, len(trace.top))} of {len(trace.top)} (k = {trace.params.get('k')})")
                 st.dataframe(tables.hits_frame(trace.top, papers, TOP_SHOWN), hide_index=True, width="stretch")
+    tab_fused, tab_rerank, tab_select = tabs[1 + len(agents) :]
     with tab_fused:
         _stage_note(result.trace("fuse"))
         if result.candidates:
@@ -134,8 +137,8 @@ def _select_tab(result: SlotResult, papers: dict[str, Paper]) -> None:
                 f" · **confidence:** {sel.confidence:.2f}")
     _stage_note(trace)
     basis = trace.details.get("confidence_basis") if trace is not None else None
-    if basis:
-        st.caption(escape_markdown(f"Confidence: {basis['explanation']}."))
+    if basis and basis.get("explanation"):
+        st.caption(escape_markdown(f"Confidence {basis.get('words', '')}: {basis['explanation']}."))
     if trace is not None and usage_summary(trace.details):
         st.caption(escape_markdown(usage_summary(trace.details)))
     if sel.reasoning:

@@ -36,8 +36,8 @@ def apply(changes: dict[str, Any]) -> bool:
 def llm_form(settings: Settings) -> None:
     st.subheader("LLM selector")
     st.caption(
-        "Optional. Without an LLM, the top candidate is selected when its calibrated confidence (how often papers "
-        "that BM25 and dense ranked alike were right, measured on the benchmarks) clears the threshold; "
+        "Optional. Without an LLM, the top candidate is selected when its calibrated confidence (the probability "
+        "that it is right, from how the retrieval agents agree on it, fit on training drafts) clears the threshold; "
         "otherwise the slot says not found and its candidates stay one click away."
     )
     with st.form("llm"):
@@ -117,11 +117,14 @@ def models_form(settings: Settings) -> None:
         rerank_top_n = c3.number_input("Rerank top n", value=settings.rerank_top_n, step=5)
         select_candidates = c4.number_input("Candidates shown to the LLM", value=settings.select_candidates, step=1)
         c1, c2, c3, c4 = st.columns(4)
-        fusion = c1.selectbox("Fusion", ["rrf", "max"], index=["rrf", "max"].index(settings.fusion))
-        rrf_k = c2.number_input("RRF k", value=settings.rrf_k, step=10)
+        fusions = ["learned", "rrf", "max"]
+        fusion = c1.selectbox("Fusion", fusions, index=fusions.index(settings.fusion),
+                              help="learned: per-agent weights tuned on training drafts; rrf: plain RRF with k below")
+        rrf_k = c2.number_input("RRF k (plain rrf)", value=settings.rrf_k, step=10)
         threshold = c3.number_input("Confidence threshold", value=float(settings.confidence_threshold), step=0.05,
-                                    format="%.2f", help="0.30 (default): select only when BM25 and dense both rank "
-                                    "the paper first. 0.15: also rank 1 + rank 2-3. 0: always select the top one.")
+                                    format="%.2f", help="Without an LLM, fill a slot when the calibrated probability "
+                                    "that its top candidate is right is at least this. Lower fills more slots, with "
+                                    "more wrong picks; 0 always selects the top one.")
         context = c4.number_input("Context sentences", value=settings.context_sentences, step=1)
         applied = st.form_submit_button("Apply", type="primary")
     if applied and embedder == CUSTOM and not custom.strip():

@@ -11,8 +11,8 @@ import pandas as pd
 
 from citefinder.types import Candidate, Hit, ImportReport, Paper, SlotResult, StageTrace
 
-STAGE_ORDER = ("reformulate", "rewrite", "bm25", "dense", "fuse", "rerank", "select")
-RETRIEVERS = ("bm25", "dense")
+STAGES_BEFORE = ("reformulate", "rewrite")  # then the retrieval agents, in the order they ran
+STAGES_AFTER = ("fuse", "rerank", "select")
 
 
 def authors_short(authors: Sequence[str], n: int = 3) -> str:
@@ -38,13 +38,14 @@ def papers_frame(papers: Sequence[Paper]) -> pd.DataFrame:
 
 
 def _stage_names(candidates: Sequence[Candidate]) -> list[str]:
-    """Retriever lists present (bm25, dense, then variants like bm25#1), in a stable order."""
+    """Agent lists present (in the order first seen, each agent's query variants like bm25#1 after it)."""
     names: list[str] = []
     for c in candidates:
         for s in c.scores:
             if s.stage not in names and s.stage not in ("fused", "rerank"):
                 names.append(s.stage)
-    return sorted(names, key=lambda n: (n.split("#")[0] not in RETRIEVERS, n.split("#")[0], n))
+    agents = list(dict.fromkeys(n.split("#")[0] for n in names))
+    return sorted(names, key=lambda n: (agents.index(n.split("#")[0]), n))
 
 
 def candidates_frame(candidates: Sequence[Candidate], limit: int | None = None) -> pd.DataFrame:
@@ -89,8 +90,16 @@ def hits_frame(hits: Sequence[Hit], papers: Mapping[str, Paper], limit: int | No
 
 
 def stage_times_frame(traces: Sequence[StageTrace]) -> pd.DataFrame:
-    """One row per agent: status, milliseconds, and what it said."""
-    ordered = sorted(traces, key=lambda t: STAGE_ORDER.index(t.agent) if t.agent in STAGE_ORDER else len(STAGE_ORDER))
+    """One row per agent: status, milliseconds, and what it said (in pipeline order)."""
+
+    def position(t: StageTrace) -> int:
+        if t.agent in STAGES_BEFORE:
+            return STAGES_BEFORE.index(t.agent)
+        if t.agent in STAGES_AFTER:
+            return 100 + STAGES_AFTER.index(t.agent)
+        return 10  # retrieval agents, in the order they ran (sorted() is stable)
+
+    ordered = sorted(traces, key=position)
     return pd.DataFrame(
         {
             "agent": [t.agent for t in ordered],

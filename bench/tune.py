@@ -1,0 +1,303 @@
+"""Tune fusion (per-agent weights and RRF k) and fit the confidence model on TRAINING data only.
+
+    python bench/tune.py fusion  bench/out/drafts-train.json bench/out/citeme-train.json bench/out/autoscholar.json
+    python bench/tune.py confidence bench/out/drafts-train.json bench/out/citeme-train.json
+    python bench/tune.py report --test bench/out/drafts-test.json bench/out/citeme-test.json
+    python bench/tune.py ablate bench/out/drafts-test.json bench/out/citeme-test.json
+
+Inputs are the JSON files written by ``bench/drafts_eval.py`` / ``citefinder eval --out``: every
+item keeps each agent's ranked list, so fusion can be re-run offline. ``fusion`` searches weights
+by coordinate ascent (grid per agent, then k) maximising the mean over the given files of each
+file's MRR of the fused list, and writes ``citefinder/data/fusion.json``. ``confidence`` fuses with
+those weights, builds the features of each item's fused top-1 (:mod:`citefinder.calibration`) and
+fits a logistic regression (label: the top-1 is a gold paper; unanswerable items are negatives),
+writing ``citefinder/data/confidence.json`` with the in-sample reliability table and the threshold
+whose picks are >= 75% right on the training items. ``report`` prints AUC and reliability on test files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "citefinder/data"
+WEIGHT_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+K_GRID = (1, 3, 5, 10, 20, 30, 60, 100)
+DEPTH = 100
+MIN_PRECISION = 0.75
+
+
+def load(paths: list[Path]) -> list[tuple[str, list[dict[str, Any]]]]:
+    return [(p.name, json.loads(p.read_text())["outcomes"]) for p in paths]
+
+
+class Packed:
+    """Every item's candidate x agent rank matrix, stacked, for vectorised fusion."""
+
+    def __init__(self, outcomes: list[dict[str, Any]], agents: list[str]) -> None:
+        self.agents = agents
+        rows, item, gold = [], [], []
+        self.n_items = 0
+        self.answerable: list[int] = []
+        for o in outcomes:
+            if not o["answerable"] or not o["gold"]:
+                continue
+            ranks: dict[str, dict[str, int]] = {}
+            for name, hits in (o.get("lists") or {}).items():
+                if name in agents:
+                    ranks[name] = {d: r for d, r, _ in hits[:DEPTH]}
+            docs = sorted({d for r in ranks.values() for d in r})
+            if not docs:
+                self.n_items += 1
+                continue
+            for d in docs:
+                rows.append([ranks.get(a, {}).get(d, 10**6) for a in agents])
+                item.append(self.n_items)
+                gold.append(d in o["gold"])
+            self.n_items += 1
+        self.R = np.asarray(rows, dtype=np.float64).reshape(-1, len(agents))
+        self.item = np.asarray(item, dtype=np.int64)
+        self.gold = np.asarray(gold, dtype=bool)
+
+    def mrr(self, weights: np.ndarray, k: float) -> float:
+        if not len(self.R):
+            return 0.0
+        score = (weights / (k + self.R)).sum(axis=1)
+        # best gold score per item; rank = 1 + rows of that item scoring strictly higher
+        gscore = np.full(self.n_items, -1.0)
+        np.maximum.at(gscore, self.item[self.gold], score[self.gold])
+        higher = score > gscore[self.item]
+        ahead = np.bincount(self.item[higher], minlength=self.n_items)
+        has_gold = gscore >= 0
+        rr = np.where(has_gold & (gscore > 0), 1.0 / (1 + ahead), 0.0)
+        return float(rr.sum() / self.n_items)
+
+
+def cmd_fusion(paths: list[Path], agents: list[str]) -> None:
+    sets = [(name, Packed(outs, agents)) for name, outs in load(paths)]
+
+    def objective(w: np.ndarray, k: float) -> float:
+        return float(np.mean([p.mrr(w, k) for _, p in sets]))
+
+    w = np.ones(len(agents))
+    k = 60.0
+    base = objective(w, k)
+    print(f"plain RRF k=60, all weights 1: mean MRR {base:.4f} " +
+          " ".join(f"{n}={p.mrr(w, k):.4f}" for n, p in sets))
+    best = base
+    for _round in range(3):
+        improved = False
+        for kk in K_GRID:
+            v = objective(w, kk)
+            if v > best + 1e-6:
+                best, k, improved = v, kk, True
+        for j in range(len(agents)):
+            for x in WEIGHT_GRID:
+                trial = w.copy()
+                trial[j] = x
+                if trial.sum() == 0:
+                    continue
+                v = objective(trial, k)
+                if v > best + 1e-6:
+                    best, w, improved = v, trial, True
+        if not improved:
+            break
+    # normalise so the largest weight is 1 (RRF scores then stay comparable across settings)
+    w = w / w.max()
+    weights = {a: round(float(x), 3) for a, x in zip(agents, w)}
+    per_set = " ".join(f"{n}={p.mrr(w, k):.4f}" for n, p in sets)
+    print(f"tuned: k={k:g} weights={weights}: mean MRR {best:.4f} {per_set}")
+    out = {"k": int(k), "weights": weights, "default_weight": 0.0,
+           "provenance": f"bench/tune.py fusion on {', '.join(n for n, _ in sets)} (training data only): mean MRR "
+                         f"{best:.4f} vs {base:.4f} for plain RRF k=60 ({per_set})"}
+    (DATA / "fusion.json").write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {DATA / 'fusion.json'}")
+
+
+def top1_rows(outcomes: list[dict[str, Any]], library_size: int) -> tuple[list[dict[str, float]], list[int]]:
+    """Features of each item's fused top-1 (under the shipped fusion) and whether it is gold."""
+    from citefinder.calibration import candidate_features
+    from citefinder.fuse import fuse, learned_fusion
+    from citefinder.types import Candidate, Hit, Paper
+
+    fusion = learned_fusion()
+    feats, labels = [], []
+    for o in outcomes:
+        lists = {name: [Hit(d, r, s) for d, r, s in hits] for name, hits in (o.get("lists") or {}).items()}
+        if not lists:
+            continue
+        fused = fuse(lists, fusion)[:2]
+        if not fused:
+            continue
+        by = {name: {h.doc_id: h for h in hits} for name, hits in lists.items()}
+        cands = []
+        for rank, (doc, score) in enumerate(fused, start=1):
+            c = Candidate(Paper(doc, ""))
+            for name, hits in by.items():
+                if doc in hits:
+                    c = c.with_score(name, hits[doc].rank, hits[doc].score)
+            cands.append(c.with_score("fused", rank, score))
+        ran = [name for name in lists if "#" not in name]
+        size = int(o.get("library_size") or library_size)
+        feats.append(candidate_features(cands, 0, ran, size))
+        labels.append(int(fused[0][0] in o["gold"]))
+    return feats, labels
+
+
+def _rows(paths: list[Path]) -> tuple[list[dict[str, float]], list[int]]:
+    X: list[dict[str, float]] = []
+    y: list[int] = []
+    for p in paths:
+        data = json.loads(p.read_text())
+        sizes = data.get("library_sizes") or {}
+        size = int(data.get("library", {}).get("papers", 0))
+        outs = data["outcomes"]
+        for o in outs:
+            o["library_size"] = sizes.get(o["id"].split(":")[0], size)
+        f, labels = top1_rows(outs, size)
+        X += f
+        y += labels
+    return X, y
+
+
+def auc(scores: list[float], labels: list[int]) -> float:
+    pos = [s for s, l in zip(scores, labels) if l]
+    neg = [s for s, l in zip(scores, labels) if not l]
+    if not pos or not neg:
+        return float("nan")
+    order = sorted(scores)
+    ranks = {}
+    for i, s in enumerate(order):
+        ranks.setdefault(s, []).append(i + 1)
+    avg = {s: sum(r) / len(r) for s, r in ranks.items()}
+    return (sum(avg[s] for s in pos) - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg))
+
+
+def reliability(probs: list[float], labels: list[int], edges=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0001)) -> list[dict[str, Any]]:
+    from citefinder.calibration import confidence_words
+
+    rows = []
+    for lo, hi in zip(edges, edges[1:]):
+        sel = [l for p, l in zip(probs, labels) if lo <= p < hi]
+        if sel:
+            rows.append({"lo": lo, "hi": min(hi, 1.0), "n": len(sel), "precision": round(sum(sel) / len(sel), 4),
+                         "label": f"{lo:.1f}-{min(hi, 1.0):.1f} ({confidence_words(lo)})"})
+    return rows
+
+
+def cmd_confidence(paths: list[Path]) -> None:
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = _rows(paths)
+    names = sorted(X[0])
+    A = np.asarray([[f[n] for n in names] for f in X])
+    mean, scale = A.mean(axis=0), A.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=1.0, max_iter=2000).fit((A - mean) / scale, y)
+    probs = model.predict_proba((A - mean) / scale)[:, 1].tolist()
+    threshold = pick_threshold(probs, y)
+    out = {"features": names, "coef": [round(float(c), 5) for c in model.coef_[0]],
+           "intercept": round(float(model.intercept_[0]), 5), "mean": [round(float(m), 6) for m in mean],
+           "scale": [round(float(s), 6) for s in scale],
+           "provenance": f"bench/tune.py confidence on {', '.join(p.name for p in paths)} ({len(y)} top-1s, "
+                         f"{sum(y)} right; training data only); in-sample AUC {auc(probs, y):.3f}",
+           "threshold": threshold,
+           "reliability": reliability(probs, y)}
+    (DATA / "confidence.json").write_text(json.dumps(out, indent=1) + "\n")
+    print(out["provenance"])
+    print(f"threshold for >= {MIN_PRECISION:.0%} right picks in training: {threshold}")
+    for r in out["reliability"]:
+        print(r)
+
+
+def pick_threshold(probs: list[float], labels: list[int]) -> float:
+    """The lowest threshold (0.05 steps) whose picks are >= MIN_PRECISION right in training."""
+    for t in [x / 100 for x in range(5, 96, 5)]:
+        picked = [l for p, l in zip(probs, labels) if p >= t]
+        if picked and sum(picked) / len(picked) >= MIN_PRECISION:
+            return t
+    return 0.95
+
+
+def cmd_report(paths: list[Path]) -> None:
+    from citefinder.calibration import default_calibration
+
+    cal = default_calibration()
+    for p in paths:
+        X, y = _rows([p])
+        probs = [cal.probability(f) for f in X]
+        print(f"## {p.name}: {len(y)} top-1s, {sum(y)} right, AUC {auc(probs, y):.3f}")
+        print("| confidence | slots | share right |\n|---|---|---|")
+        for r in reliability(probs, y):
+            print(f"| {r['label']} | {r['n']} | {r['precision']:.1%} |")
+
+
+def _metrics(outcomes: list[dict[str, Any]], fusion: Any, agents: list[str] | None) -> dict[str, float]:
+    from citefinder.evaluate.metrics import evaluate_run
+    from citefinder.fuse import fuse
+    from citefinder.types import Hit
+
+    qrels = {o["id"]: {g: 1 for g in o["gold"]} for o in outcomes if o["answerable"] and o["gold"]}
+    run = {}
+    for o in outcomes:
+        lists = {n: [Hit(d, r, sc) for d, r, sc in hits] for n, hits in (o.get("lists") or {}).items()
+                 if agents is None or n in agents}
+        run[o["id"]] = {d: 1.0 / i for i, (d, _s) in enumerate(fuse(lists, fusion), start=1)}
+    return evaluate_run(qrels, run)
+
+
+def cmd_ablate(paths: list[Path]) -> None:
+    """Each agent alone, the learned fusion, the learned fusion without each agent, and plain RRF."""
+    from dataclasses import replace
+
+    from citefinder.fuse import Fusion, learned_fusion
+
+    learned = learned_fusion()
+    for name, outs in load(paths):
+        agents = sorted({n for o in outs for n in (o.get("lists") or {}) if "#" not in n})
+        rows: list[tuple[str, dict[str, float]]] = []
+        rows.append(("learned fusion (shipped)", _metrics(outs, learned, None)))
+        rows.append(("plain RRF k=60, all agents", _metrics(outs, Fusion("rrf", 60), None)))
+        rows.append(("plain RRF k=60, bm25 + dense (before)", _metrics(outs, Fusion("rrf", 60), ["bm25", "dense"])))
+        for a in agents:
+            rows.append((f"{a} alone", _metrics(outs, Fusion("rrf", 60), [a])))
+        for a in agents:
+            rows.append((f"learned without {a}", _metrics(outs, replace(learned, weights={**learned.weights, a: 0.0}),
+                                                          None)))
+        print(f"\n### {name} ({len(outs)} items)\n")
+        print("| fusion | hit@1 | hit@5 | hit@10 | MRR | slots |\n|---|---|---|---|---|---|")
+        for label, m in rows:
+            print(f"| {label} | {m.get('hit@1', 0):.3f} | {m.get('hit@5', 0):.3f} | {m.get('hit@10', 0):.3f} | "
+                  f"{m.get('mrr', 0):.3f} | {m.get('queries', 0):.0f} |")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fusion")
+    f.add_argument("files", nargs="+", type=Path)
+    f.add_argument("--agents", default="bm25,dense,title,names,authors,draft")
+    c = sub.add_parser("confidence")
+    c.add_argument("files", nargs="+", type=Path)
+    a = sub.add_parser("ablate")
+    a.add_argument("files", nargs="+", type=Path)
+    r = sub.add_parser("report")
+    r.add_argument("--test", nargs="+", type=Path, required=True)
+    args = p.parse_args()
+    if args.cmd == "fusion":
+        cmd_fusion(args.files, args.agents.split(","))
+    elif args.cmd == "confidence":
+        cmd_confidence(args.files)
+    elif args.cmd == "ablate":
+        cmd_ablate(args.files)
+    else:
+        cmd_report(args.test)
+
+
+if __name__ == "__main__":
+    main()

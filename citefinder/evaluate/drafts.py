@@ -1,0 +1,168 @@
+"""End-to-end evaluation on real drafts, the way a user meets CiteFinder.
+
+A draft folder (schema of ``../shared/data/drafts-dev/<paper>/``) holds ``draft.txt`` with
+``[CITATION]`` markers, the paper's own bibliography (``refs.bib`` / ``refs-enriched.bib``) and
+``gold.jsonl`` (the BibTeX keys of each slot). :func:`evaluate_draft` imports the .bib into a
+library of its own, fills the draft with :meth:`Pipeline.cite_text`, and scores every slot by
+bib key: a key counts as the paper its entry became in the library (its own record, or the record
+it was deduplicated into — matched by DOI, arXiv id or normalised title, as the importer does).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from citefinder.evaluate.dataset import EvalItem
+from citefinder.evaluate.runner import ItemOutcome, agent_lists, score, stage_runs, _gold_rank
+from citefinder.library.dedupe import dedupe_keys
+
+if TYPE_CHECKING:
+    from citefinder.library.store import Library
+    from citefinder.pipeline import Pipeline
+
+Progress = Callable[[str, int, int], None]
+
+
+def bib_keys(path: Path) -> dict[str, Any]:
+    """BibTeX key -> the Paper the importer reads from that entry (malformed entries left out)."""
+    import bibtexparser
+    from bibtexparser.model import DuplicateBlockKeyBlock, Entry
+
+    from citefinder.library.formats.bib import _Latex, _paper_from_entry
+    from citefinder.library.formats.common import RecordError, decode_text
+
+    library = bibtexparser.parse_string(decode_text(path.read_bytes()))
+    latex = _Latex()
+    out: dict[str, Any] = {}
+    for block in library.blocks:
+        if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, Entry):
+            block = block.ignore_error_block
+        if isinstance(block, Entry):
+            try:
+                out.setdefault(block.key, _paper_from_entry(block, path.name, latex))
+            except RecordError:
+                continue
+    return out
+
+
+def key_to_doc_id(library: "Library", bib: Path) -> dict[str, str]:
+    """Each BibTeX key of ``bib`` -> the doc_id of the library paper its entry is (or was merged into)."""
+    by_key: dict[str, str] = {}
+    for p in library.iter_papers():
+        for k in dedupe_keys(p) + (f"id:{p.doc_id}",):
+            by_key.setdefault(k, p.doc_id)
+    out: dict[str, str] = {}
+    for key, paper in bib_keys(bib).items():
+        for k in (f"id:{paper.doc_id}",) + dedupe_keys(paper):
+            if k in by_key:
+                out[key] = by_key[k]
+                break
+    return out
+
+
+def open_draft_library(settings: Any, bib: Path, folder: Path, embedder: Any = None) -> "Library":
+    """The library of ``bib`` in ``folder``: imported once, reused while the .bib is unchanged."""
+    import hashlib
+    import shutil
+
+    from citefinder.library.store import Library
+
+    digest = hashlib.sha1(bib.read_bytes()).hexdigest()
+    stamp = folder / "source.sha1"
+    if folder.exists() and (not stamp.exists() or stamp.read_text().strip() != digest):
+        shutil.rmtree(folder)
+    fresh = not folder.exists()
+    library = Library.open(settings.with_overrides(library=folder), embedder=embedder)
+    if fresh or library.count() == 0:
+        library.import_files([bib])
+        stamp.write_text(digest)
+    return library
+
+
+def evaluate_draft(
+    paper_dir: Path,
+    library: "Library",
+    pipeline: "Pipeline",
+    *,
+    bib_name: str = "refs-enriched.bib",
+    keep_traces: bool = False,
+) -> list[ItemOutcome]:
+    """Fill ``paper_dir/draft.txt`` and score each slot against ``gold.jsonl`` (slot order = gold order)."""
+    text = (paper_dir / "draft.txt").read_text(encoding="utf-8")
+    gold_lines = [json.loads(line) for line in (paper_dir / "gold.jsonl").read_text().splitlines() if line.strip()]
+    doc_of = key_to_doc_id(library, paper_dir / bib_name)
+    results = pipeline.cite_text(text)
+    if len(results) != len(gold_lines):
+        raise ValueError(f"{paper_dir.name}: {len(results)} slots found but gold.jsonl has {len(gold_lines)} lines")
+    outcomes = []
+    for result, g in zip(results, gold_lines, strict=True):
+        gold = tuple(dict.fromkeys(doc_of[k] for k in g["keys"] if k in doc_of))
+        runs = stage_runs(result, pipeline.fusion)
+        sel = result.selection
+        outcomes.append(
+            ItemOutcome(
+                id=f"{paper_dir.name}:{g['slot']}",
+                text=result.slot.sentence if result.slot else "",
+                gold=gold,
+                answerable=bool(gold),
+                runs=runs,
+                lists={k: [(h.doc_id, h.rank, round(h.score, 5)) for h in v] for k, v in agent_lists(result).items()},
+                gold_rank={stage: _gold_rank(run, gold) for stage, run in runs.items()},
+                selected=sel.paper.doc_id if sel.status == "found" and sel.paper else None,
+                selected_title=sel.paper.title if sel.status == "found" and sel.paper else None,
+                status=sel.status,
+                confidence=sel.confidence,
+                method=sel.method,
+                elapsed_s=sum(t.elapsed_s for t in result.traces),
+                stage_s={t.agent: t.elapsed_s for t in result.traces},
+                result=result.to_dict() if keep_traces else None,
+            )
+        )
+    return outcomes
+
+
+def evaluate_drafts(
+    root: Path,
+    papers: list[str],
+    settings: Any,
+    libraries: Path,
+    *,
+    bib_name: str = "refs-enriched.bib",
+    progress: Progress | None = None,
+    keep_traces: bool = False,
+) -> dict[str, Any]:
+    """Evaluate several drafts; libraries are kept in ``libraries/<paper>`` and reused while the .bib is unchanged."""
+    from citefinder.pipeline import Pipeline
+
+    t0 = time.perf_counter()
+    outcomes: list[ItemOutcome] = []
+    sizes: dict[str, int] = {}
+    embedder = None
+    for n, name in enumerate(papers, start=1):
+        if progress:
+            progress(name, n - 1, len(papers))
+        folder = libraries / f"{name}-{Path(bib_name).stem}"
+        library = open_draft_library(settings, root / name / bib_name, folder, embedder)
+        embedder = library.embedder
+        sizes[name] = library.count()
+        pipeline = Pipeline(library.settings, library)
+        outcomes += evaluate_draft(root / name, library, pipeline, bib_name=bib_name, keep_traces=keep_traces)
+    if progress:
+        progress("", len(papers), len(papers))
+    items = [EvalItem(o.id, o.text, o.gold, answerable=o.answerable) for o in outcomes]
+    scored = score(outcomes, items)
+    return {
+        "dataset": f"drafts:{root.name}",
+        "papers": papers,
+        "bib": bib_name,
+        "items": len(outcomes),
+        "library_sizes": sizes,
+        "settings": settings.model_dump(mode="json", exclude={"llm_api_key", "library"}),
+        "wall_s": time.perf_counter() - t0,
+        **scored,
+        "outcomes": [asdict(o) for o in outcomes],
+    }

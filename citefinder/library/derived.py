@@ -1,0 +1,99 @@
+"""Derived indexes: data an agent builds from the stored papers (title index, names, vectors, ...).
+
+Like the BM25 index, a derived index is never the source of truth: it is built from what the store
+holds, saved under ``<library>/indexes/<name>/`` with the library generation it reflects, and
+rebuilt whenever that generation changes. An agent that needs one declares an :class:`IndexKind`;
+the library builds every registered kind at the end of an import and loads them lazily on open.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from citefinder.library.store import Library
+
+log = logging.getLogger(__name__)
+
+INDEXES_DIR = "indexes"
+_STAMP = "stamp.json"
+
+
+class IndexKind(Protocol):
+    """How to build, save and load one derived index. ``version`` changes force a rebuild."""
+
+    name: str
+    version: int
+
+    def build(self, library: "Library") -> Any: ...
+
+    def save(self, index: Any, folder: Path) -> None: ...
+
+    def load(self, folder: Path) -> Any: ...
+
+
+class DerivedIndexes:
+    """The derived indexes of one library folder, cached in memory per generation."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root) / INDEXES_DIR
+        self._cache: dict[str, tuple[str, Any]] = {}
+        self._lock = threading.RLock()
+
+    def get(self, kind: IndexKind, library: "Library") -> Any:
+        """The index for the library's current generation: from memory, from disk, or built now."""
+        stamp = f"{library.generation()}/{kind.version}"
+        cached = self._cache.get(kind.name)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        with self._lock:
+            cached = self._cache.get(kind.name)
+            if cached is not None and cached[0] == stamp:
+                return cached[1]
+            folder = self.root / kind.name
+            index = None
+            if _saved_stamp(folder) == stamp:
+                try:
+                    index = kind.load(folder)
+                except Exception as e:  # noqa: BLE001 - a damaged derived index is rebuilt, never fatal
+                    log.warning("derived index %s in %s is unreadable (%s); rebuilding", kind.name, folder, e)
+            if index is None:
+                index = kind.build(library)
+                try:
+                    _save(kind, index, folder, stamp)
+                except OSError as e:  # read-only library: keep the index in memory only
+                    log.info("could not save derived index %s (%s); kept in memory", kind.name, e)
+            self._cache[kind.name] = (stamp, index)
+            return index
+
+    def rebuild(self, kinds: list[IndexKind], library: "Library") -> None:
+        """Build every kind for the current generation (called after a write)."""
+        for kind in kinds:
+            self.get(kind, library)
+
+
+def _saved_stamp(folder: Path) -> str | None:
+    try:
+        return str(json.loads((folder / _STAMP).read_text())["stamp"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _save(kind: IndexKind, index: Any, folder: Path, stamp: str) -> None:
+    """Write to a temporary folder, then swap it in, so a reader never sees half an index."""
+    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    kind.save(index, tmp)
+    (tmp / _STAMP).write_text(json.dumps({"stamp": stamp}))
+    old = folder.with_name(f"{folder.name}.old-{os.getpid()}")
+    if folder.exists():
+        folder.rename(old)
+    tmp.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)

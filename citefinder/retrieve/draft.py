@@ -1,0 +1,55 @@
+"""The "draft" agent: the draft's own topic as a weak signal for every slot.
+
+When a whole draft is cited, its title and abstract (and the slot's section heading) say what the
+paper is about; papers close to that are likelier citations of any slot. Dense search over that text.
+Skipped for a single excerpt or question.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from citefinder.types import Hit, Query
+
+if TYPE_CHECKING:
+    from citefinder.config import Settings
+    from citefinder.library.store import Library
+
+
+class DraftAgent:
+    name = "draft"
+    uses_variants = False
+
+    def __init__(self, settings: "Settings", library: "Library") -> None:
+        self.library = library
+        self.k = settings.k_dense
+        self._last: tuple[str, list[Hit]] | None = None  # every slot of a draft asks the same question
+
+    def skip_reason(self, query: Query) -> str | None:
+        if not query.draft.strip():
+            return "no draft context (a single excerpt or question)"
+        return None if self.library.embedded_count() else "no paper has dense vectors yet"
+
+    def inputs(self, query: Query) -> dict[str, object]:
+        return {"text": query.draft}
+
+    def search(self, query: Query) -> list[Hit]:
+        last = self._last
+        if last is not None and last[0] == query.draft:
+            return last[1]
+        hits = self.library.dense_search(query.draft, self.k)
+        self._last = (query.draft, hits)
+        return hits
+
+
+DRAFT_HEAD_WORDS = 150
+
+
+def draft_context(text: str) -> str:
+    """The start of a draft (its title and abstract, typically), cleaned, markers removed."""
+    from citefinder.retrieve.reformulate import clean_context
+    from citefinder.slots import MARKER_RE
+
+    head = MARKER_RE.sub(" ", text[:4000])
+    words = clean_context(head).split()
+    return " ".join(words[:DRAFT_HEAD_WORDS])
