@@ -67,21 +67,19 @@ class Pipeline:
     # --- public ----------------------------------------------------------------------------------
 
     def cite_text(self, text: str, *, progress: Progress | None = None) -> list[SlotResult]:
-        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``."""
+        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``.
+
+        With an LLM, slots run ``llm_concurrency`` at a time and an LLM that fails twice is not
+        asked again in this call (:mod:`citefinder.concurrency`); results are in slot order.
+        """
+        from citefinder.concurrency import cite_slots
         from citefinder.slots import find_slots
 
         self._require_papers()
         slots = find_slots(text, self.settings.context_sentences)
         if not slots:
             raise NoSlotsError()
-        results: list[SlotResult] = []
-        if progress:
-            progress(0, len(slots), None)
-        for slot in slots:
-            results.append(self.cite_slot(slot))
-            if progress:
-                progress(len(results), len(slots), results[-1])
-        return results
+        return cite_slots(self, slots, progress=progress)
 
     def cite_slot(self, slot: Slot) -> SlotResult:
         """Retrieve, fuse, rerank and select for one slot."""
