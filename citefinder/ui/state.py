@@ -39,6 +39,7 @@ SEARCH_RUN = "search_run"  # SearchRun of the last search
 
 LIBRARY_UPLOAD = "library_upload"
 LIBRARY_REPORT = "library_report"  # (ImportReport, list of file names) of the last import
+LIBRARY_PDFS = "library_pdfs"  # papers the last import made from PDFs (their extracted title and authors)
 LIBRARY_QUERY = "library_query"
 LIBRARY_PAGE = "library_page"
 LIBRARY_REMOVE = "library_remove"
