@@ -227,6 +227,9 @@ def follow_fill() -> None:
                 if snap.finished:
                     break
                 time.sleep(POLL_S)
+            found = sum(r.selection.status == "found" for r in snap.results)
+            head.markdown(f"**Filled {found} of {snap.total} slots** in {snap.elapsed_s:.1f} s")
+            bar.empty()
     st.session_state.pop(state.CITE_JOB, None)
     if not snap.results:
         if snap.error:

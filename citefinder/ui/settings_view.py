@@ -49,8 +49,10 @@ def llm_form(settings: Settings) -> None:
                             placeholder="a key is set (hidden); type to replace it" if settings.llm_api_key
                             else "empty: no key, or OPENAI_API_KEY from the environment")
         forget = st.checkbox("Forget the key", value=False, disabled=settings.llm_api_key is None)
-        c1, c2 = st.columns(2)
+        c1, c2, c3 = st.columns(3)
         timeout = c1.number_input("Timeout per call (s)", value=float(settings.llm_timeout_s), step=5.0)
+        concurrency = c3.number_input("Slots at a time", value=int(settings.llm_concurrency), min_value=1,
+                                      max_value=32, step=1, help="LLM calls in flight at once during a fill.")
         program = c2.text_input("Compiled program", value=settings.llm_program,
                                 help="'auto': the newest one `citefinder optimize` saved in the library; "
                                 "'none': the plain prompt; or the path of a program .json.")
@@ -60,7 +62,7 @@ def llm_form(settings: Settings) -> None:
         save = c1.form_submit_button("Save", type="primary")
         test = c2.form_submit_button("Save and test connection")
     if save or test:
-        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout,
+        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout, "llm_concurrency": int(concurrency),
                                    "llm_program": program, "llm_rewrite": rewrite}
         if key:
             changes["llm_api_key"] = key
