@@ -114,6 +114,10 @@ class Settings(BaseSettings):
     llm_retries: int = Field(2, ge=0, le=10, description="Retries of a failed LLM call (with backoff).")
     llm_max_tokens: int = Field(1024, ge=16, le=32000, description="Token cap of one LLM answer.")
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature of the selector.")
+    llm_concurrency: int = Field(
+        4, ge=1, le=32, description="Slots filled at the same time when an LLM is asked (bounded; calls wait on "
+        "the network). Without an LLM slots are filled one after another."
+    )
     llm_program: str = Field(
         "auto",
         description="Compiled picker program: 'auto' = the newest in <library>/programs (made by `citefinder "

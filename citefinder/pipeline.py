@@ -77,22 +77,17 @@ class Pipeline:
         """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``.
 
         The draft's start (its title and abstract) is every slot's draft context (agent "draft").
+        With an LLM, slots run ``llm_concurrency`` at a time and an LLM that fails twice is not
+        asked again in this call (:mod:`citefinder.concurrency`); results are in slot order.
         """
+        from citefinder.concurrency import cite_slots
         from citefinder.slots import find_slots
 
         self._require_papers()
         slots = find_slots(text, self.settings.context_sentences)
         if not slots:
             raise NoSlotsError()
-        draft = draft_context(text)
-        results: list[SlotResult] = []
-        if progress:
-            progress(0, len(slots), None)
-        for slot in slots:
-            results.append(self.cite_slot(slot, draft=draft))
-            if progress:
-                progress(len(results), len(slots), results[-1])
-        return results
+        return cite_slots(self, slots, progress=progress, draft=draft_context(text))
 
     def cite_slot(self, slot: Slot, *, draft: str = "") -> SlotResult:
         """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any."""

@@ -94,6 +94,7 @@ class LLMRewriter:
             log.warning("LLM query rewrite failed: %s", e)
             self._record_calls(details, call_lm)
             reason = describe_failure(e, self.settings)
+            details["llm_error"] = reason  # counted by select/breaker.py
             return query, trace("fallback", f"{reason}; searching with the cleaned context only", query)
         self._record_calls(details, call_lm)
         raw = [str(getattr(prediction, name, "") or "") for name in FIELDS]

@@ -8,7 +8,7 @@ import streamlit as st  # noqa: E402
 
 from citefinder.ui import layout, library_view  # noqa: E402
 
-settings = layout.page_setup("Library", ":material/local_library:")
+settings = layout.page_setup("Library")
 library = layout.open_library(settings)
 layout.sidebar_summary(settings, library)
 

@@ -9,11 +9,11 @@ import streamlit as st  # noqa: E402
 from citefinder.ui import layout, settings_view, state  # noqa: E402
 from citefinder.ui.optimize_panel import optimize_panel  # noqa: E402
 
-settings = layout.page_setup("Settings", ":material/settings:")
+settings = layout.page_setup("Settings")
 
 st.title("Settings")
-st.caption("They apply to this browser session only; defaults come from CITEFINDER_* environment variables. "
-           "The API key is never shown back nor written to disk.")
+st.caption("Defaults come from CITEFINDER_* environment variables. " + settings_view.where_saved()
+           + " The API key is never shown back.")
 
 settings_view.llm_form(settings)
 st.divider()

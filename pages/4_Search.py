@@ -11,7 +11,7 @@ import streamlit as st  # noqa: E402
 from citefinder.errors import CitefinderError  # noqa: E402
 from citefinder.ui import layout, render, resources, state  # noqa: E402
 
-settings = layout.page_setup("Search", ":material/travel_explore:")
+settings = layout.page_setup("Search")
 library = layout.open_library(settings)
 layout.sidebar_summary(settings, library)
 

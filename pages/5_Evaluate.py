@@ -8,7 +8,7 @@ import streamlit as st  # noqa: E402
 
 from citefinder.ui import evaluate_view, layout  # noqa: E402
 
-settings = layout.page_setup("Evaluate", ":material/monitoring:")
+settings = layout.page_setup("Evaluate")
 library = layout.open_library(settings)
 layout.sidebar_summary(settings, library)
 
@@ -16,9 +16,9 @@ st.title("Evaluate retrieval and selection")
 st.caption("Per-stage recall@k, MRR and nDCG@10 on a benchmark query file, scored against this library. "
            "Start with a few items: each one runs the full pipeline.")
 
-path, split, limit = evaluate_view.choose_dataset()
-if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", disabled=path is None):
-    evaluate_view.run_evaluation(settings, library, path, split, limit)
+source, split, limit = evaluate_view.choose_dataset()
+if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", disabled=source is None):
+    evaluate_view.run_evaluation(settings, library, source, split, limit)
 
 result = st.session_state.get(evaluate_view.EVAL_RESULT)
 if result is not None:

@@ -82,12 +82,16 @@ CHROMIUM_ARGS = [
 
 
 @contextlib.contextmanager
-def streamlit_server(library: Path, log_path: Path, script: str | Path = "app.py"):
-    """``streamlit run <script>`` on a free loopback port; yields the base URL; stopped by its PID."""
+def streamlit_server(library: Path, log_path: Path, script: str | Path = "app.py", env: dict[str, str] | None = None):
+    """``streamlit run <script>`` on a free loopback port; yields the base URL; stopped by its PID.
+
+    The server keeps its per-user settings beside its log unless ``env`` says otherwise.
+    """
     from conftest import free_port, stop_process, wait_for_port
 
     port = free_port()
-    env = {**os.environ, "CITEFINDER_LIBRARY": str(library)}
+    env = {**os.environ, "CITEFINDER_USER_SETTINGS": str(log_path.with_name("user-settings.json")),
+           "CITEFINDER_LIBRARY": str(library), **(env or {})}
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),

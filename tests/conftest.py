@@ -58,6 +58,14 @@ def sample_records(seed: int = 13) -> tuple[list[dict], list[dict]]:
     return chosen, [i for i in items if all(g in have for g in i["gold"])]
 
 
+@pytest.fixture(autouse=True)
+def user_settings_file(tmp_path, monkeypatch) -> Path:
+    """Each test saves the app's per-user settings in its own file, never in ~/.config."""
+    path = tmp_path / "user-settings.json"
+    monkeypatch.setenv("CITEFINDER_USER_SETTINGS", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def sampled_records() -> tuple[list[dict], list[dict]]:
     return sample_records()

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_support import PDF_LINES, SAMPLE_SIZE, TWO_SLOTS, DownloadSpy, build_sample_library, make_pdf
+from citefinder import workspace
 from citefinder.ui import state
 from citefinder.ui.markdown import WORD_JOINER
 
@@ -28,6 +29,7 @@ def sample_library(tmp_path_factory) -> Path:
 @pytest.fixture
 def cite_app(sample_library, monkeypatch) -> AppTest:
     monkeypatch.setenv("CITEFINDER_LIBRARY", str(sample_library))
+    workspace.clear_draft(sample_library)  # no draft restored from an earlier test
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
 
 
@@ -48,6 +50,10 @@ def button(at: AppTest, label: str):
     return next(b for b in at.button if b.label == label)
 
 
+def all_buttons(at: AppTest, label: str) -> list:
+    return [b for b in at.button if b.label == label]
+
+
 def fill(at: AppTest, text: str) -> AppTest:
     at.run()
     at.text_area(key=state.CITE_TEXT).set_value(text).run()
@@ -64,7 +70,9 @@ def test_cite_page_fills_every_slot_and_offers_the_bib(cite_app, monkeypatch):
         "Attention Is All You Need",
         "Reciprocal Rank Fusion Outperforms Condorcet and Individual Rank Learning Methods",
     ]
-    assert [s.value for s in at.selectbox] == ["arxiv:1706.03762", "doi:10.1145/1571941.1572114"]
+    chosen = all_buttons(at, "Chosen")  # the selector's pick is marked among each slot's top candidates
+    assert [b.key for b in chosen] == [f"{run.pick_key(0)}_1", f"{run.pick_key(1)}_1"]
+    assert len(all_buttons(at, "Use this")) == 2 * 4
 
     buttons = {b.label: b for b in at.get("download_button")}
     bib = spy.data(buttons["Download .bib (2 papers)"]).decode()
@@ -86,9 +94,11 @@ def test_overriding_a_pick_changes_the_bib(cite_app, monkeypatch):
     at = fill(cite_app, TWO_SLOTS)
     run = at.session_state[state.CITE_RUN]
     other = run.results[0].candidates[1]
-    at.selectbox(key=run.pick_key(0)).set_value(other.doc_id).run()
+    at.button(key=f"{run.pick_key(0)}_2").click().run()  # one click on the second candidate
     assert not at.exception
-    assert any(c.value == "Your pick (overrides the selector)." for c in at.caption)
+    assert at.button(key=f"{run.pick_key(0)}_2").label == "Chosen"
+    assert at.button(key=f"{run.pick_key(0)}_1").label == "Use this"
+    assert at.session_state[state.CITE_CHOICES] == {0: other.doc_id}
     bib = spy.data(next(b for b in at.get("download_button") if b.label.startswith("Download .bib"))).decode()
     titles = [e.fields_dict["title"].value.strip("{}") for e in bibtexparser.parse_string(bib).entries]
     assert "Attention Is All You Need" not in titles
@@ -96,7 +106,7 @@ def test_overriding_a_pick_changes_the_bib(cite_app, monkeypatch):
         "user_choice"
     ] == other.doc_id
 
-    at.selectbox(key=run.pick_key(1)).set_value("__none__").run()
+    at.button(key=f"{run.pick_key(1)}_none").click().run()  # leave slot 2 empty
     draft_button = next(b for b in at.get("download_button") if b.label.startswith("Download draft"))
     assert draft_button.label == "Download draft with \\cite (1 of 2 filled)"
     assert spy.data(draft_button).decode().count("[CITATION]") == 1
@@ -109,10 +119,10 @@ def test_unsure_slot_says_so_and_offers_its_candidates(cite_app):
     run = at.session_state[state.CITE_RUN]
     assert run.results[0].selection.status == "not_found"
     warning = plain(at.warning[0].value)
-    assert warning.startswith("**No confident match.**") and "below threshold 0.30" in warning
-    assert "rank 1 for one retriever and 2-3 for the other" in warning
+    assert warning.startswith("**No confident match — pick one of these.**")
+    assert "threshold" not in warning  # the details are in the trace, not in the headline
     assert any("Attention Is All You Need" in plain(m.value) for m in at.markdown)
-    assert [s.label for s in at.selectbox] == ["Cite as"]  # the user can still cite a candidate
+    assert len(all_buttons(at, "Use this")) == 5  # the top five, one click each
 
 
 def test_trace_shows_every_agent(cite_app):
@@ -142,7 +152,7 @@ def test_uploaded_pdf_draft_with_three_slots(cite_app):
     button(at, "Find citations").click().run()
     run = at.session_state[state.CITE_RUN]
     assert len(run.results) == 3 and run.source_name == "draft.pdf"
-    assert [s.label for s in at.selectbox] == ["Cite as"] * 3
+    assert len(all_buttons(at, "Accept, next")) == 3
     assert any(b.label == "Download draft with \\cite (3 of 3 filled)" for b in at.get("download_button"))
 
 
@@ -163,11 +173,41 @@ def test_unusable_drafts_show_a_clear_error(cite_app, name, data, expected):
     assert any(expected in plain(e.value) for e in at.error), [e.value for e in at.error]
 
 
-def test_text_without_slots_disables_the_button(cite_app):
+def test_text_without_slots_says_so_on_click(cite_app):
     at = cite_app.run()
     at.text_area(key=state.CITE_TEXT).set_value("No markers here at all.").run()
-    assert button(at, "Find citations").disabled
+    assert not button(at, "Find citations").disabled  # enabled: a click right after pasting must work
     assert any("No slot yet" in c.value for c in at.caption)
+    button(at, "Find citations").click().run()
+    assert any("No [CITATION] in the text yet" in plain(w.value) for w in at.warning)
+    assert state.CITE_RUN not in at.session_state
+
+
+def test_draft_results_and_picks_survive_page_switches_and_a_new_session(cite_app, sample_library):
+    at = fill(cite_app, TWO_SLOTS)
+    run = at.session_state[state.CITE_RUN]
+    at.button(key=f"{run.pick_key(0)}_2").click().run()
+    picked = run.results[0].candidates[1].doc_id
+    at.switch_page("pages/3_Settings.py").run()
+    assert not at.exception
+    at.switch_page("app.py").run()
+    assert not at.exception
+    assert at.text_area(key=state.CITE_TEXT).value == TWO_SLOTS
+    assert at.session_state[state.CITE_RUN].run_id == run.run_id
+    assert at.button(key=f"{run.pick_key(0)}_2").label == "Chosen"
+
+    again = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()  # a reload: a new session
+    assert not again.exception
+    assert again.text_area(key=state.CITE_TEXT).value == TWO_SLOTS
+    restored = again.session_state[state.CITE_RUN]
+    assert [r.selection.paper.doc_id for r in restored.results] == [r.selection.paper.doc_id for r in run.results]
+    assert again.session_state[state.CITE_CHOICES] == {0: picked}
+    assert again.button(key=f"{restored.pick_key(0)}_2").label == "Chosen"
+
+    button(again, "Start over").click().run()
+    assert again.text_area(key=state.CITE_TEXT).value == ""
+    assert state.CITE_RUN not in again.session_state
+    assert workspace.load_draft(sample_library) is None
 
 
 def test_first_run_on_an_empty_library_loads_the_sample(tmp_path, monkeypatch):

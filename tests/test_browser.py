@@ -63,7 +63,7 @@ def test_cite_flow_in_the_browser(tmp_path):
         page.get_by_text("Filled 3 of 3 slots").wait_for(timeout=FILL_S)
         page.get_by_text("Slot 3", exact=True).wait_for()
         page.get_by_role("button", name="Download draft with \\cite (3 of 3 filled)").wait_for()
-        expect(page.get_by_text("Cite as", exact=True)).to_have_count(3)
+        expect(page.get_by_role("button", name="Accept, next")).to_have_count(3)
 
 
 HOSTILE_SCRIPT = """

@@ -147,7 +147,8 @@ class LLMSelector:
             lm, program = self._build()
         except Exception as e:  # noqa: BLE001 - optional stage: degrade to the threshold rule
             log.warning("LLM selector unavailable: %s", e)
-            return fall_back(f"LLM unavailable: {type(e).__name__}: {e}")
+            details["llm_error"] = f"LLM unavailable: {type(e).__name__}: {e}"  # counted by select/breaker.py
+            return fall_back(details["llm_error"])
         details.update({"program": self.program_name, "candidates_chars": len(candidates_text)})
         if self.program_error:
             details["program_error"] = self.program_error
@@ -157,7 +158,8 @@ class LLMSelector:
         except Exception as e:  # noqa: BLE001 - optional stage: degrade to the threshold rule
             log.warning("LLM selector failed: %s", e)
             self._record_calls(details, call_lm)
-            return fall_back(describe_failure(e, self.settings))
+            details["llm_error"] = describe_failure(e, self.settings)  # counted by select/breaker.py
+            return fall_back(details["llm_error"])
         self._record_calls(details, call_lm)
 
         raw = str(getattr(prediction, "selected", "") or "")

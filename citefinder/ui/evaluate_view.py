@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,8 @@ def query_files() -> dict[str, Path]:
     return {p.name: p for p in sorted(SHARED_DATA.glob("*.jsonl"))}
 
 
-def choose_dataset() -> tuple[Path | None, str | None, int]:
+def choose_dataset() -> tuple[Any, str | None, int]:
+    """The query file (a Path under ../shared/data, or the uploaded file), the split and the item limit."""
     files = query_files()
     upload = st.file_uploader("…or upload a query file (JSONL: id, text, gold)", type=["jsonl"], key="eval_upload")
     name = st.selectbox("Query file", list(files) or ["(none found in ../shared/data)"], key="eval_file",
@@ -38,13 +40,25 @@ def choose_dataset() -> tuple[Path | None, str | None, int]:
     split = cols[0].selectbox("Split", ["all", "test", "train"], key="eval_split")
     limit = int(cols[1].number_input("Items (a small number runs in seconds)", 1, 5000, 20, key="eval_limit"))
     if upload is not None:
-        tmp = Path(tempfile.mkdtemp(prefix="citefinder-eval-")) / "queries.jsonl"
-        tmp.write_bytes(upload.getvalue())
-        return tmp, None if split == "all" else split, limit
+        return upload, None if split == "all" else split, limit
     return files.get(name), None if split == "all" else split, limit
 
 
-def run_evaluation(settings: Settings, library: Library, path: Path, split: str | None, limit: int) -> None:
+def run_evaluation(settings: Settings, library: Library, source: Any, split: str | None, limit: int) -> None:
+    """Evaluate a query file; an uploaded one is written to a temp folder (removed afterwards) and
+    labelled by its own name, and errors never show the temp path."""
+    if isinstance(source, Path):
+        _evaluate(settings, source, source.name, split, limit)
+        return
+    with tempfile.TemporaryDirectory(prefix="citefinder-eval-") as tmp:
+        name = Path(source.name).name or "queries.jsonl"
+        path = Path(tmp) / re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+        path.write_bytes(source.getvalue())
+        _evaluate(settings, path, name, split, limit, hide=tmp)
+
+
+def _evaluate(settings: Settings, path: Path, name: str, split: str | None, limit: int,
+              hide: str | None = None) -> None:
     try:
         items = load_items(path, split=split, limit=limit)
         if not items:
@@ -57,9 +71,12 @@ def run_evaluation(settings: Settings, library: Library, path: Path, split: str 
             mark = "✓" if outcome is not None and outcome.correct else "·"
             bar.progress(done / total, text=f"{done} of {total} items {mark}")
 
-        result = evaluate(pipeline, items, dataset=path.name, progress=progress)
+        result = evaluate(pipeline, items, dataset=name, progress=progress)
     except CitefinderError as e:
-        error_box(e)
+        message = str(e)
+        if hide:
+            message = message.replace(str(path), name).replace(hide + "/", "").replace(hide, "")
+        error_box(CitefinderError(message))
         return
     st.session_state[EVAL_RESULT] = result
 
@@ -106,7 +123,7 @@ def misses(result: dict[str, Any], limit: int = 30) -> None:
     st.subheader(f"Misses ({len(bad)})")
     for o in bad[:limit]:
         ranks = ", ".join(f"{s} {r if r else '—'}" for s, r in o["gold_rank"].items())
-        with st.expander(f"{o['id']} · gold rank: {ranks}"):
+        with st.expander(f"{escape_markdown(o['id'])} · gold rank: {escape_markdown(ranks)}"):
             st.text(o["text"])
             st.text(f"gold: {', '.join(o['gold']) or '(not in the library)'}")
             st.text(f"selected: {o['selected_title'] or 'not found'} ({o['method']}, confidence {o['confidence']:.2f})")

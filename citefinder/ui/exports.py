@@ -22,8 +22,9 @@ def default_choices(results: Sequence[SlotResult]) -> dict[int, str | None]:
     return {r.slot.index: (r.selection.paper.doc_id if r.selection.paper else None) for r in results if r.slot}
 
 
-def paper_for(result: SlotResult, doc_id: str | None) -> Paper | None:
-    """The paper behind ``doc_id`` among the result's candidates (or its selection)."""
+def paper_for(result: SlotResult, doc_id: str | None, extra: Mapping[str, Paper] | None = None) -> Paper | None:
+    """The paper behind ``doc_id`` among the result's candidates (or its selection, or ``extra``:
+    papers the user found with a library search)."""
     if doc_id is None:
         return None
     if result.selection.paper and result.selection.paper.doc_id == doc_id:
@@ -31,24 +32,26 @@ def paper_for(result: SlotResult, doc_id: str | None) -> Paper | None:
     for cand in result.candidates:
         if cand.doc_id == doc_id:
             return cand.paper
-    return None
+    return (extra or {}).get(doc_id)
 
 
-def chosen_papers(results: Sequence[SlotResult], choices: Choices) -> dict[int, Paper]:
+def chosen_papers(results: Sequence[SlotResult], choices: Choices,
+                  extra: Mapping[str, Paper] | None = None) -> dict[int, Paper]:
     """slot index -> chosen paper, for the slots that have one."""
     out: dict[int, Paper] = {}
     for r in results:
         if r.slot is None:
             continue
-        paper = paper_for(r, choices.get(r.slot.index))
+        paper = paper_for(r, choices.get(r.slot.index), extra)
         if paper is not None:
             out[r.slot.index] = paper
     return out
 
 
-def bibliography(results: Sequence[SlotResult], choices: Choices) -> tuple[str, dict[int, str]]:
+def bibliography(results: Sequence[SlotResult], choices: Choices,
+                 extra: Mapping[str, Paper] | None = None) -> tuple[str, dict[int, str]]:
     """The .bib text of the chosen papers (each once, in slot order) and slot index -> bib key."""
-    chosen = chosen_papers(results, choices)
+    chosen = chosen_papers(results, choices, extra)
     unique = list({p.doc_id: p for p in (chosen[i] for i in sorted(chosen))}.values())
     if not unique:
         return "", {}

@@ -12,9 +12,13 @@ from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.render import error_box
 
 
-def page_setup(title: str, icon: str) -> Settings:
-    """Page config, logo and logging; returns this session's settings."""
-    st.set_page_config(page_title=f"{title} · CiteFinder", page_icon=icon, layout="wide")
+def page_setup(title: str, icon: str | None = None) -> Settings:
+    """Page config, logo and logging; returns this session's settings.
+
+    The favicon is always the local logo (``icon`` is ignored): a Material icon as favicon makes the
+    browser fetch it from fonts.gstatic.com, and nothing should leave the machine.
+    """
+    st.set_page_config(page_title=f"{title} · CiteFinder", page_icon=resources.FAVICON, layout="wide")
     resources.configure_logging()
     logo = resources.LOGO_PNG if resources.LOGO_PNG.exists() else resources.LOGO_SVG
     if logo.exists():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import tempfile
 from pathlib import Path
@@ -13,6 +14,8 @@ from citefinder.library.store import Library
 from citefinder.types import ImportReport, Paper
 from citefinder.ui import render, resources, state, tables
 from citefinder.ui.markdown import escape_markdown
+
+log = logging.getLogger(__name__)
 
 IMPORT_TYPES = ["bib", "jsonl", "gz", "ndjson", "json", "pdf"]
 PAGE_SIZE = 50
@@ -51,12 +54,15 @@ def _safe_name(name: str) -> str:
 def run_import(library: Library, uploads) -> None:
     """Import uploaded files (saved to a temp folder first), or the sample library when ``uploads`` is None."""
     names = [u.name for u in uploads] if uploads else [resources.SAMPLE_BIB.name]
-    with st.status(f"Importing {', '.join(names)}...", expanded=True) as box:
+    before = library.count()
+    with st.status(f"Importing {escape_markdown(', '.join(names))}...", expanded=True) as box:
         bar = st.progress(0.0, text="Reading...")
 
         def progress(done: int, total: int | None) -> None:
             fraction = min(1.0, done / total) if total else min(0.95, done / (done + 200))
-            bar.progress(fraction, text=f"{done:,} records read" + (f" of {total:,}" if total else ""))
+            stored = library.count() - before
+            bar.progress(fraction, text=f"{stored:,} papers stored and embedded · {done:,} records read"
+                         + (f" of {total:,}" if total else ""))
 
         try:
             if uploads is None:
@@ -74,11 +80,28 @@ def run_import(library: Library, uploads) -> None:
             box.update(label="Import failed", state="error")
             render.error_box(e)
             return
+        except Exception as e:  # noqa: BLE001 - no traceback on the page: a short message, the details in the log
+            log.exception("import of %s failed", names)
+            box.update(label="Import failed", state="error")
+            st.error(escape_markdown(f"The import stopped on an unexpected error ({type(e).__name__}); "
+                                     "nothing after it was added. The details are in the server log."),
+                     icon=":material/error:")
+            return
         bar.progress(1.0, text="Done")
         box.update(label=f"Imported {report.added:,} papers in {report.elapsed_s:.1f} s", state="complete",
                    expanded=False)
     st.session_state[state.LIBRARY_REPORT] = (report, names)
+    st.session_state[state.LIBRARY_PDFS] = _pdf_papers(library, report)
     st.rerun()  # redraw the header and table with the new papers
+
+
+def _pdf_papers(library: Library, report: ImportReport) -> list[Paper]:
+    """The papers this import made from PDFs: their extracted title and authors are worth a look."""
+    try:
+        papers = library.get(list(report.added_ids))
+    except CitefinderError:
+        return []
+    return [p for p in papers if (p.source or "").lower().endswith(".pdf")]
 
 
 def _tidy_sources(report: ImportReport, tmp: str) -> ImportReport:
@@ -105,6 +128,11 @@ def import_summary() -> None:
     (st.warning if report.failures else st.success)(line)
     if report.failures:
         st.dataframe(tables.failures_frame(report), hide_index=True, width="stretch")
+    pdfs = st.session_state.get(state.LIBRARY_PDFS) or []
+    if pdfs:
+        st.caption("What each PDF became (title and authors read from its first page); if one is wrong, "
+                   "remove it below and import its reference as BibTeX instead:")
+        st.dataframe(tables.papers_frame(pdfs), hide_index=True, width="stretch")
 
 
 def import_section(library: Library) -> None:

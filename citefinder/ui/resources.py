@@ -24,6 +24,7 @@ ASSETS = ROOT / "assets"
 SAMPLE_BIB = ASSETS / "sample-library.bib"
 LOGO_SVG = ASSETS / "logo.svg"
 LOGO_PNG = ASSETS / "logo.png"
+FAVICON = str(LOGO_PNG)  # served by the app itself (a Material icon favicon is fetched from fonts.gstatic.com)
 
 _sample_lock = threading.Lock()
 

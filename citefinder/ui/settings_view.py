@@ -1,7 +1,6 @@
-"""The Settings page's forms. Settings apply to this browser session only (``st.session_state``).
-
-The API key is read from a password field, kept in the session's Settings (a SecretStr) and
-never shown back or written to disk.
+"""The Settings page's forms. Settings apply to this browser session and are saved for this user
+(:mod:`citefinder.user_settings`), except the API key: it is read from a password field, kept in the
+session's Settings (a SecretStr) and never shown back or written to disk.
 """
 
 from __future__ import annotations
@@ -14,7 +13,8 @@ from pydantic import ValidationError
 from citefinder.config import EMBEDDER_PRESETS, Settings
 from citefinder.errors import CitefinderError
 from citefinder.rerank import MPNET_RESCORER
-from citefinder.ui import state
+from citefinder import user_settings
+from citefinder.ui import resources, state
 from citefinder.ui.connection import check_llm
 from citefinder.ui.markdown import escape_markdown
 
@@ -49,8 +49,10 @@ def llm_form(settings: Settings) -> None:
                             placeholder="a key is set (hidden); type to replace it" if settings.llm_api_key
                             else "empty: no key, or OPENAI_API_KEY from the environment")
         forget = st.checkbox("Forget the key", value=False, disabled=settings.llm_api_key is None)
-        c1, c2 = st.columns(2)
+        c1, c2, c3 = st.columns(3)
         timeout = c1.number_input("Timeout per call (s)", value=float(settings.llm_timeout_s), step=5.0)
+        concurrency = c3.number_input("Slots at a time", value=int(settings.llm_concurrency), min_value=1,
+                                      max_value=32, step=1, help="LLM calls in flight at once during a fill.")
         program = c2.text_input("Compiled program", value=settings.llm_program,
                                 help="'auto': the newest one `citefinder optimize` saved in the library; "
                                 "'none': the plain prompt; or the path of a program .json.")
@@ -60,7 +62,7 @@ def llm_form(settings: Settings) -> None:
         save = c1.form_submit_button("Save", type="primary")
         test = c2.form_submit_button("Save and test connection")
     if save or test:
-        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout,
+        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout, "llm_concurrency": int(concurrency),
                                    "llm_program": program, "llm_rewrite": rewrite}
         if key:
             changes["llm_api_key"] = key
@@ -69,7 +71,7 @@ def llm_form(settings: Settings) -> None:
         if apply(changes) and test:
             test_connection(state.get_settings())
         elif save:
-            st.success("LLM settings saved for this session.")
+            st.success("LLM settings saved (the API key for this session only).")
     ok_message = st.session_state.get(state.LLM_CHECK)
     if ok_message:
         ok, message = ok_message
@@ -138,8 +140,8 @@ def models_form(settings: Settings) -> None:
             "select_candidates": select_candidates, "fusion": fusion, "rrf_k": rrf_k,
             "confidence_threshold": threshold, "context_sentences": context,
         }
-        if apply(changes):
-            st.success("Applied to this session.")
+        if library_usable(library, chroma, custom.strip() if embedder == CUSTOM else embedder) and apply(changes):
+            st.success("Applied and saved.")
 
 
 def current_view(settings: Settings) -> None:
@@ -149,6 +151,36 @@ def current_view(settings: Settings) -> None:
         shown["llm_api_key"] = "(set, hidden)" if settings.llm_api_key else None
         st.json(shown)
     if st.button("Reset to defaults (CITEFINDER_* environment)", icon=":material/restart_alt:"):
+        user_settings.forget_settings()
         for key in (state.SETTINGS, state.LLM_CHECK):
             st.session_state.pop(key, None)
         st.rerun()
+
+
+def where_saved() -> str:
+    """Where this user's settings are kept, in one line for the page."""
+    return (f"Saved for you in {escape_markdown(user_settings.settings_path())}, except the API key, which lasts "
+            "for this browser session only (to keep one, set CITEFINDER_LLM_API_KEY or OPENAI_API_KEY).")
+
+
+def library_usable(folder: str, chroma_host: str, embedder: str) -> bool:
+    """Open the library these settings would use before applying them; say why not when it cannot be."""
+    try:
+        candidate = state.get_settings().with_overrides(library=folder, chroma_host=chroma_host, embedder=embedder)
+    except ValidationError:
+        return True  # apply() shows pydantic's message
+    path = candidate.library.expanduser()
+    if path.exists() and not path.is_dir():
+        st.error(f"Not applied. {escape_markdown(path)} is a file, not a folder.", icon=":material/error:")
+        return False
+    if not path.exists() and not path.parent.exists():
+        st.error(f"Not applied. The folder {escape_markdown(path.parent)} does not exist: create it first, or "
+                 "choose another library folder.", icon=":material/error:")
+        return False
+    try:
+        with st.spinner("Opening the library..."):
+            resources.get_library(candidate)
+    except CitefinderError as e:
+        st.error("Not applied. " + escape_markdown(e), icon=":material/error:")
+        return False
+    return True

@@ -1,7 +1,7 @@
 """Per-session state: every ``st.session_state`` key the app uses, named once here.
 
 Settings live in the session (``SETTINGS``), never in a module global: each browser session
-may point at its own LLM. Results live in the session so reruns (opening a trace, changing a
+may point at its own LLM; they are also saved per user (:mod:`citefinder.user_settings`). Results live in the session so reruns (opening a trace, changing a
 pick) only redraw.
 """
 
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 from pydantic import ValidationError
 
+from citefinder import user_settings
 from citefinder.config import Settings
 from citefinder.types import SlotResult
 
@@ -24,12 +25,21 @@ CITE_UPLOAD = "cite_upload"  # draft uploader widget
 CITE_UPLOAD_SEEN = "cite_upload_seen"  # file_id of the upload already copied into the text area
 CITE_SOURCE = "cite_source"  # name of the uploaded draft, for download names
 CITE_RUN = "cite_run"  # CiteRun of the last "Find citations"
+CITE_DRAFT = "cite_draft"  # the draft text, kept while the text area is not on the page (other pages)
+CITE_JOB = "cite_job"  # FillJob of a fill in progress (runs on while the user visits other pages)
+CITE_CHOICES = "cite_choices"  # {slot index: doc_id or None}: the user's picks over the selector's
+CITE_EXTRA = "cite_extra"  # {doc_id: Paper}: papers picked from a library search (not among the candidates)
+CITE_RESTORED = "cite_restored"  # the saved draft of this library was looked for (once per session)
+CITE_VIEW = "cite_view"  # "Cards" or "Table"
+CITE_FILTER = "cite_filter"  # "All", "Not found" or "Unsure"
+CITE_FOCUS = "cite_focus"  # slot index shown under the table (jump to slot / next to check)
 
 SEARCH_QUESTION = "search_question"
 SEARCH_RUN = "search_run"  # SearchRun of the last search
 
 LIBRARY_UPLOAD = "library_upload"
 LIBRARY_REPORT = "library_report"  # (ImportReport, list of file names) of the last import
+LIBRARY_PDFS = "library_pdfs"  # papers the last import made from PDFs (their extracted title and authors)
 LIBRARY_QUERY = "library_query"
 LIBRARY_PAGE = "library_page"
 LIBRARY_REMOVE = "library_remove"
@@ -51,8 +61,11 @@ class CiteRun:
     source_name: str | None = None
     run_id: int = field(default_factory=lambda: next(_run_ids))
 
+    total: int = 0  # slots in the text (more than ``len(results)`` when a fill stopped early)
+    error: str | None = None  # why the fill stopped early
+
     def pick_key(self, slot_index: int) -> str:
-        """Widget key of the slot's "cite as" selectbox (new per run, so picks reset)."""
+        """Widget-key prefix of the slot's choice buttons (new per run)."""
         return f"pick_{self.run_id}_{slot_index}"
 
     def trace_key(self, slot_index: int) -> str:
@@ -74,17 +87,31 @@ def get_settings() -> Settings:
     under ``SETTINGS_ERROR`` for the pages to show.
     """
     if SETTINGS not in st.session_state:
-        try:
-            st.session_state[SETTINGS] = Settings()
-        except ValidationError as e:
-            st.session_state[SETTINGS_ERROR] = f"CITEFINDER_* environment ignored: {validation_message(e)}"
-            st.session_state[SETTINGS] = Settings.model_construct()
+        base = environment_settings()
+        settings, error = user_settings.load_settings(base)
+        if error:
+            st.session_state[SETTINGS_ERROR] = error
+        st.session_state[SETTINGS] = settings
     return st.session_state[SETTINGS]
 
 
+def environment_settings() -> Settings:
+    """Settings from the CITEFINDER_* environment (the defaults when it is invalid, with the error kept)."""
+    try:
+        return Settings()
+    except ValidationError as e:
+        st.session_state[SETTINGS_ERROR] = f"CITEFINDER_* environment ignored: {validation_message(e)}"
+        return Settings.model_construct()
+
+
 def set_settings(settings: Settings) -> None:
+    """Use ``settings`` in this session and save them for this user (never the API key)."""
     st.session_state[SETTINGS] = settings
     st.session_state.pop(SETTINGS_ERROR, None)
+    try:
+        user_settings.save_settings(settings, environment_settings())
+    except OSError as e:
+        st.session_state[SETTINGS_ERROR] = f"Settings apply to this session only: could not save them ({e})."
 
 
 def validation_message(error: ValidationError) -> str:

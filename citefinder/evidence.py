@@ -1,0 +1,43 @@
+"""Why a candidate may fit a slot: the sentence of its abstract that best matches the slot's text.
+
+Pure and cheap (word overlap weighted by word length, no model): shown under each candidate on
+the Cite page so a researcher can judge it without opening the paper.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
+_WORD = re.compile(r"[a-z0-9]+")
+STOP = frozenset(
+    "a an and are as at be by for from has have in is it its of on or that the their this to was we were which with "
+    "our these those can also into than then such using used use via citation other show shows showed".split()
+)
+
+
+def words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in STOP}
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
+
+
+def best_sentence(abstract: str, slot_text: str, max_chars: int = 240) -> str:
+    """The abstract sentence sharing the most (longer = weightier) words with ``slot_text``, shortened.
+
+    The first sentence when none shares a word; "" for an empty abstract.
+    """
+    parts = sentences(abstract or "")
+    if not parts:
+        return ""
+    wanted = words(slot_text)
+
+    def score(sentence: str) -> float:
+        return sum(min(len(w), 10) for w in words(sentence) & wanted)
+
+    best = max(parts, key=score)  # max keeps the first of equal scores
+    if len(best) > max_chars:
+        best = best[: max_chars - 1].rsplit(" ", 1)[0] + "…"
+    return best

@@ -1,0 +1,115 @@
+"""A fill that runs on a worker thread, so it goes on while the user visits other pages.
+
+The Cite page starts a :class:`FillJob` and polls :meth:`FillJob.snapshot` to draw live progress;
+a page switch stops the page's script, not the fill. Finished slots are kept as they come; at the
+end the draft and its results are saved for the library (:mod:`citefinder.workspace`). No
+streamlit here: the worker never touches ``st.session_state``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citefinder.errors import CitefinderError
+from citefinder.types import SlotResult
+from citefinder.workspace import Draft, save_draft
+
+if TYPE_CHECKING:
+    from citefinder.pipeline import Pipeline
+
+log = logging.getLogger(__name__)
+
+
+class FillCancelled(Exception):
+    """Raised in the progress callback to stop a fill the user abandoned ("start over")."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    done: int
+    total: int
+    results: tuple[SlotResult, ...]  # finished slots, in slot order
+    finished: bool
+    error: str | None
+    elapsed_s: float
+
+
+class FillJob:
+    """``pipeline.cite_text(text)`` on a daemon thread; thread-safe snapshots of its progress."""
+
+    def __init__(self, pipeline: "Pipeline", text: str, *, source_name: str | None = None,
+                 library_folder: str | Path | None = None, total: int = 0) -> None:
+        self.pipeline = pipeline
+        self.text = text
+        self.source_name = source_name
+        self.library_folder = library_folder
+        self._lock = threading.Lock()
+        self._results: dict[int, SlotResult] = {}
+        self._total = total
+        self._finished = False
+        self._error: str | None = None
+        self._cancelled = False
+        self._start = time.perf_counter()
+        self._end: float | None = None
+        self._thread = threading.Thread(target=self._run, name="cite-fill", daemon=True)
+
+    def start(self) -> "FillJob":
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        """Stop after the slots in flight; nothing is saved."""
+        with self._lock:
+            self._cancelled = True
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            results = tuple(self._results[i] for i in sorted(self._results))
+            end = self._end if self._end is not None else time.perf_counter()
+            return Snapshot(len(results), self._total, results, self._finished, self._error, end - self._start)
+
+    def _progress(self, done: int, total: int, result: SlotResult | None) -> None:
+        with self._lock:
+            self._total = total
+            if result is not None and result.slot is not None:
+                self._results[result.slot.index] = result
+            if self._cancelled:
+                raise FillCancelled()
+
+    def _run(self) -> None:
+        try:
+            self.pipeline.cite_text(self.text, progress=self._progress)
+        except FillCancelled:
+            log.info("fill cancelled by the user")
+        except CitefinderError as e:
+            with self._lock:
+                self._error = str(e)
+        except Exception as e:  # noqa: BLE001 - shown as one line on the page; the traceback goes to the log
+            log.exception("fill failed")
+            with self._lock:
+                self._error = f"Filling stopped on an unexpected error ({type(e).__name__}); details are in the log."
+        finally:
+            with self._lock:
+                self._finished = True
+                self._end = time.perf_counter()
+                cancelled = self._cancelled
+            if not cancelled and self.library_folder is not None:
+                self._save()
+
+    def _save(self) -> None:
+        snap = self.snapshot()
+        if not snap.results:
+            return
+        try:
+            save_draft(self.library_folder, Draft(self.text, self.source_name, snap.results, elapsed_s=snap.elapsed_s))
+        except OSError as e:
+            log.warning("could not save the draft for %s: %s", self.library_folder, e)

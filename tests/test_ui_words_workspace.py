@@ -1,0 +1,83 @@
+"""Pure parts of the Cite page: confidence in words, evidence sentences, the saved draft, per-user settings."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import SecretStr
+
+from citefinder import user_settings, workspace
+from citefinder.config import Settings
+from citefinder.evidence import best_sentence
+from citefinder.types import Candidate, Hit, Paper, Query, Selection, SlotResult, StageTrace
+from citefinder.slots import find_slots
+from citefinder.ui.words import confidence_label, confidence_words
+
+ATTN = Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani",), 2017,
+             abstract="The dominant sequence transduction models are based on complex recurrent networks. "
+             "We propose a new simple network architecture, the Transformer, based solely on attention mechanisms. "
+             "Experiments on two machine translation tasks show these models to be superior in quality.")
+
+
+def test_confidence_words_cut_offs():
+    assert [confidence_words(p) for p in (0.95, 0.7, 0.69, 0.4, 0.39, 0.0, None)] == [
+        "likely right", "likely right", "unsure", "unsure", "unlikely", "unlikely", "unlikely"]
+    assert confidence_label(0.823) == "likely right (0.82)"
+
+
+def test_evidence_is_the_abstract_sentence_that_best_matches_the_slot():
+    slot = "Self-attention mechanisms alone can replace recurrent networks in the Transformer [CITATION]."
+    assert best_sentence(ATTN.abstract, slot).startswith("We propose a new simple network architecture")
+    assert best_sentence(ATTN.abstract, "unrelated words entirely") == (
+        "The dominant sequence transduction models are based on complex recurrent networks.")
+    assert best_sentence("", slot) == ""
+    long = best_sentence("word " * 200 + "attention.", "attention", max_chars=60)
+    assert len(long) <= 60 and long.endswith("…")
+
+
+def result() -> SlotResult:
+    slot = find_slots("Attention is all you need [CITATION].")[0]
+    cand = Candidate(ATTN).with_score("bm25", 1, 3.5).with_score("fused", 1, 0.03)
+    trace = StageTrace("select", "fallback", message="LLM failed", top=(Hit(ATTN.doc_id, 1, 0.9),),
+                       details={"llm_error": "LLM endpoint unreachable"}, elapsed_s=0.25)
+    return SlotResult(slot, Query("attention is all you need", ("attention",)), (cand,),
+                      Selection("found", ATTN, 0.9, "threshold", "why"), (trace,))
+
+
+def test_saved_draft_round_trips_results_and_picks(tmp_path):
+    other = Paper("t:x", "Picked From A Search", ("A B",), 2020)
+    draft = workspace.Draft("Attention is all you need [CITATION].", "draft.tex", (result(),), {0: "t:x"},
+                            {"t:x": other}, elapsed_s=1.5)
+    path = workspace.save_draft(tmp_path / "lib", draft)
+    assert path == tmp_path / "lib" / "workspace" / "last-draft.json"
+    back = workspace.load_draft(tmp_path / "lib")
+    assert back.results == (result(),)
+    assert (back.text, back.source_name, back.choices, back.extra_papers) == (draft.text, "draft.tex", {0: "t:x"},
+                                                                             {"t:x": other})
+    assert back.saved_at > 0
+    workspace.clear_draft(tmp_path / "lib")
+    assert workspace.load_draft(tmp_path / "lib") is None
+
+
+def test_unreadable_draft_is_ignored(tmp_path):
+    path = workspace.draft_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json", encoding="utf-8")
+    assert workspace.load_draft(tmp_path) is None
+
+
+def test_user_settings_keep_changes_but_never_the_key(tmp_path, monkeypatch, user_settings_file):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    base = Settings()
+    mine = base.with_overrides(llm_model="openai/gpt-4o-mini", k_bm25=40, llm_api_key=SecretStr("sk-secret-1"))
+    path = user_settings.save_settings(mine, base)
+    assert path == user_settings_file
+    saved = json.loads(path.read_text())
+    assert saved == {"k_bm25": 40, "llm_model": "openai/gpt-4o-mini"}
+    assert "sk-secret-1" not in path.read_text()
+    loaded, error = user_settings.load_settings(Settings())
+    assert error is None and (loaded.llm_model, loaded.k_bm25, loaded.llm_api_key) == ("openai/gpt-4o-mini", 40, None)
+
+    path.write_text(json.dumps({"k_bm25": 0}))
+    loaded, error = user_settings.load_settings(Settings())
+    assert loaded.k_bm25 == 100 and "were not used" in error
