@@ -23,15 +23,17 @@ from typing import Any
 from citefinder.types import Candidate
 
 FEATURE_AGENTS = ("bm25", "dense", "title", "names", "authors", "draft")
+LIKELY, UNSURE, UNLIKELY = "likely right", "unsure", "unlikely"
+LIKELY_AT, UNSURE_AT = 0.7, 0.4
 
 
 def confidence_words(p: float) -> str:
-    """The confidence as a person reads it."""
-    if p >= 0.7:
-        return "likely right"
-    if p >= 0.4:
-        return "unsure"
-    return "unlikely"
+    """The confidence as a person reads it: >= 0.7 likely right, >= 0.4 unsure, else unlikely."""
+    if p >= LIKELY_AT:
+        return LIKELY
+    if p >= UNSURE_AT:
+        return UNSURE
+    return UNLIKELY
 
 
 def candidate_features(

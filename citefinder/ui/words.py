@@ -1,27 +1,20 @@
 """A confidence in words a researcher can act on ("likely right", "unsure", "unlikely").
 
-Pure (no streamlit). The cut-offs are placeholders until :mod:`citefinder.calibration` offers its
-own helpers; everything on the page goes through :func:`confidence_words`, so re-pointing it is
-one change here.
+Pure (no streamlit). The words come from :func:`citefinder.calibration.confidence_words`, the same
+cut-offs the traces and the CLI use.
 """
 
 from __future__ import annotations
 
-LIKELY = "likely right"
-UNSURE = "unsure"
-UNLIKELY = "unlikely"
-LIKELY_AT = 0.7
-UNSURE_AT = 0.4
+from citefinder.calibration import LIKELY, UNLIKELY, UNSURE
+from citefinder.calibration import confidence_words as _words
+
+__all__ = ["LIKELY", "UNLIKELY", "UNSURE", "confidence_label", "confidence_words"]
 
 
 def confidence_words(probability: float | None) -> str:
     """``>= 0.7`` likely right, ``>= 0.4`` unsure, else unlikely (None: unlikely)."""
-    p = float(probability or 0.0)
-    if p >= LIKELY_AT:
-        return LIKELY
-    if p >= UNSURE_AT:
-        return UNSURE
-    return UNLIKELY
+    return _words(float(probability or 0.0))
 
 
 def confidence_label(probability: float | None) -> str:
