@@ -1,12 +1,17 @@
 """Shared fixtures: a real small library (Chroma on disk + bm25s + MiniLM) built once per session
-from papers sampled from ../shared/data, and a real `chroma run` server on loopback."""
+from tests/data/papers-300.jsonl (sampled once from ../shared/data by tests/data/make_papers_300.py),
+and a real `chroma run` server on loopback.
+
+Markers (pyproject.toml): ``slow`` (model weights or a built library), ``llm`` (an LLM server process
+or DSPy), ``browser`` (headless Chromium), ``server`` (a Chroma server). The fast loop is
+``pytest -m "not llm and not browser"``; ``scripts/test.sh`` runs everything.
+"""
 
 from __future__ import annotations
 
 import gzip
 import json
 import os
-import random
 import socket
 import subprocess
 import sys
@@ -22,10 +27,9 @@ offline_environment()
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared" / "data"))
-PAPERS_50K = SHARED_DATA / "papers-50k.jsonl.gz"
 CITEME = SHARED_DATA / "citeme.jsonl"
 TEST_DATA = Path(__file__).resolve().parent / "data"
-SAMPLE_SIZE = 300
+PAPERS_300 = TEST_DATA / "papers-300.jsonl"  # written by tests/data/make_papers_300.py
 N_GOLD_ITEMS = 24
 
 
@@ -43,19 +47,28 @@ class SmallLibrary:
     citeme: list[dict]  # CiteME items whose gold paper is in this library
 
 
-def sample_records(seed: int = 13) -> tuple[list[dict], list[dict]]:
-    """Gold papers of the first answerable CiteME items plus seeded random distractors."""
-    if not PAPERS_50K.exists():
-        pytest.fail(f"benchmark data missing: {PAPERS_50K} (see shared/DATA.md)")
+def sample_records() -> tuple[list[dict], list[dict]]:
+    """The committed sample (gold papers of the first answerable CiteME items, then seeded distractors)
+    and the CiteME items whose gold papers it holds."""
+    if not CITEME.exists():
+        pytest.fail(f"benchmark data missing: {CITEME} (see shared/DATA.md; set CITEFINDER_SHARED_DATA)")
+    chosen = read_jsonl(PAPERS_300)
     items = [i for i in read_jsonl(CITEME) if i["answerable"] and i["gold"]][:N_GOLD_ITEMS]
-    gold = {g for i in items for g in i["gold"]}
-    papers = read_jsonl(PAPERS_50K)
-    chosen = [p for p in papers if p["doc_id"] in gold]
-    rest = [p for p in papers if p["doc_id"] not in gold]
-    random.Random(seed).shuffle(rest)
-    chosen += rest[: SAMPLE_SIZE - len(chosen)]
     have = {p["doc_id"] for p in chosen}
     return chosen, [i for i in items if all(g in have for g in i["gold"])]
+
+
+LIBRARY_FIXTURES = {"small_library", "small_library_path", "sampled_records"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark what a test's fixtures imply: the small library (MiniLM, Chroma) is slow, a Chroma server is `server`."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & LIBRARY_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+        if "chroma_server" in names:
+            item.add_marker(pytest.mark.server)
 
 
 @pytest.fixture(scope="session")
@@ -64,17 +77,17 @@ def sampled_records() -> tuple[list[dict], list[dict]]:
 
 
 @pytest.fixture(scope="session")
-def small_library_path(tmp_path_factory: pytest.TempPathFactory, sampled_records) -> tuple[Path, list[dict], list[dict]]:
-    """The sampled papers written as a JSONL file and imported once into an embedded library folder."""
+def small_library_path(
+    tmp_path_factory: pytest.TempPathFactory, sampled_records
+) -> tuple[Path, list[dict], list[dict]]:
+    """tests/data/papers-300.jsonl imported once per session into an embedded library folder."""
     from citefinder.library.store import Library
 
     records, items = sampled_records
     root = tmp_path_factory.mktemp("small-library")
-    src = root / "sample.jsonl"
-    src.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
     settings = Settings(library=root / "library")
     lib = Library.open(settings)
-    report = lib.import_files([src])
+    report = lib.import_files([PAPERS_300])
     assert report.added == len(records), report
     return root / "library", records, items
 
