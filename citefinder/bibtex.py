@@ -15,7 +15,7 @@ from typing import Sequence
 from citefinder.library.dedupe import dedupe_keys
 from citefinder.types import Paper
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 _STOPWORDS = frozenset(
     "a an the on of in for to and or with without towards toward via from at by is are be do does can "

@@ -7,29 +7,26 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
+from citefinder.cli_options import add_common_options, configure_logging, progress_bar
 from citefinder.errors import CitefinderError
 
 log = logging.getLogger(__name__)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("library and models")
-    g.add_argument("--library", metavar="DIR", help="library folder (env CITEFINDER_LIBRARY, default ./library)")
-    g.add_argument("--chroma-host", metavar="HOST:PORT", help="use a Chroma server (env CITEFINDER_CHROMA_HOST)")
-    g.add_argument("--embedder", help="minilm (default), mpnet, or a sentence-transformers name/folder")
-    g.add_argument("--reranker", help="cross-encoder folder or name; none skips reranking (default: the library's trained default, else none)")
-    g.add_argument("--llm-model", help="LLM for the selector, e.g. openai/gpt-4o-mini (env CITEFINDER_LLM_MODEL)")
-    g.add_argument("--llm-api-base", help="OpenAI-compatible base URL (env CITEFINDER_LLM_API_BASE)")
-    g.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    add_common_options(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="citefinder",
         description="Find the papers behind every [CITATION] in your draft, from your own library.",
+        epilog="Options of the library and models group go before or after the command: "
+        "citefinder --library DIR fill draft.pdf -o refs.bib",
     )
+    add_common_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True)
 
     lib = sub.add_parser("library", help="import, inspect, search and edit the paper library")
@@ -98,23 +95,10 @@ def _open_library(settings: Any) -> Any:
     return Library.open(settings)
 
 
-def _tqdm_progress(desc: str, unit: str) -> tuple[Callable[[int, int | None], None], Callable[[], None]]:
-    from tqdm import tqdm
-
-    bar = tqdm(desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True)
-
-    def update(done: int, total: int | None) -> None:
-        if total and bar.total != total:
-            bar.total = total
-        bar.update(done - bar.n)
-
-    return update, bar.close
-
-
 def cmd_library(args: argparse.Namespace, settings: Any) -> int:
     lib = _open_library(settings)
     if args.library_command == "import":
-        update, close = _tqdm_progress("importing", "papers")
+        update, close = progress_bar("importing", "papers")
         try:
             report = lib.import_files(args.files, progress=update, defer_embedding=args.defer_embedding)
         finally:
@@ -130,7 +114,7 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
             print(f"  ... and {len(report.failures) - 50} more failures")
         return 0
     if args.library_command == "embed":
-        update, close = _tqdm_progress("embedding", "papers")
+        update, close = progress_bar("embedding", "papers")
         try:
             n = lib.embed_pending(progress=update)
         except KeyboardInterrupt:
@@ -196,7 +180,7 @@ def cmd_fill(args: argparse.Namespace, settings: Any) -> int:
         raise CitefinderError(f"Cannot read the draft {args.draft}: {e}") from e
     text = extract_draft_text(data, args.draft.name)
     pipeline = _pipeline(settings)
-    update, close = _tqdm_progress("filling slots", "slots")
+    update, close = progress_bar("filling slots", "slots")
     try:
         results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total))
     finally:
@@ -224,7 +208,7 @@ def cmd_fill(args: argparse.Namespace, settings: Any) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     from citefinder.config import offline_environment
 
     offline_environment()

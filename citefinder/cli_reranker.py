@@ -23,11 +23,9 @@ MIN_VALIDATION_QUERIES = 20  # fewer held-out queries measure nothing; then all 
 
 
 def _library_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("library")
-    g.add_argument("--library", metavar="DIR", help="library folder (env CITEFINDER_LIBRARY, default ./library)")
-    g.add_argument("--chroma-host", metavar="HOST:PORT", help="use a Chroma server (env CITEFINDER_CHROMA_HOST)")
-    g.add_argument("--embedder", help="the library's embedder: minilm (default), mpnet, or a name/folder")
-    g.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    from citefinder.cli_options import add_library_options
+
+    add_library_options(p)
 
 
 def add_parser(subparsers: Any) -> None:

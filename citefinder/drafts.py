@@ -8,7 +8,7 @@ from citefinder.errors import InputError
 from citefinder.library.formats.common import decode_text
 from citefinder.library.formats.pdf import open_pdf, page_texts
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 MAX_DRAFT_BYTES = 50 * 1024 * 1024
 TEXT_SUFFIXES = (".tex", ".txt", ".md", ".markdown", ".text")
@@ -54,5 +54,5 @@ def _pdf_text(data: bytes, name: str) -> str:
         raise InputError(
             f"{name} has no text layer (scanned?); run OCR on it or paste the text instead."
         )
-    logger.debug("%s: %d pages, %d characters", name, len(reader.pages), len(text))
+    log.debug("%s: %d pages, %d characters", name, len(reader.pages), len(text))
     return text

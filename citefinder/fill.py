@@ -8,7 +8,7 @@ from typing import Sequence
 from citefinder.errors import InputError
 from citefinder.types import Slot
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 
 def fill_draft(text: str, slots: Sequence[Slot], keys: dict[int, str]) -> str:
@@ -29,7 +29,7 @@ def fill_draft(text: str, slots: Sequence[Slot], keys: dict[int, str]) -> str:
                 f"the draft changed since the slots were found. Find the slots again."
             )
         filled = f"{filled[: slot.start]}\\cite{{{key}}}{filled[slot.end :]}"
-    logger.debug("filled %d of %d slots", sum(1 for s in slots if keys.get(s.index)), len(slots))
+    log.debug("filled %d of %d slots", sum(1 for s in slots if keys.get(s.index)), len(slots))
     return filled
 
 

@@ -11,7 +11,7 @@ import re
 
 from citefinder.types import Slot
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 SLOT_TEXT = "[CITATION]"
 OTHER_TEXT = "[OTHER]"  # another slot's marker in a slot's ``focus`` sentence
@@ -88,7 +88,7 @@ def find_slots(text: str, context_sentences: int = 1) -> list[Slot]:
                 heading=headings[j],
             )
         )
-    logger.debug("found %d citation slots", len(slots))
+    log.debug("found %d citation slots", len(slots))
     return slots
 
 

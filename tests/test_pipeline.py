@@ -101,6 +101,7 @@ def test_search_ranks_without_slots(pipeline: Pipeline, small_library):
     assert result.selection.paper == result.candidates[0].paper
 
 
+@pytest.mark.llm
 def test_llm_selector_answer_is_a_candidate(small_library):
     from dspy.utils.dummies import DummyLM
 

@@ -60,6 +60,7 @@ def answer(selected: str, confidence: str = "0.9") -> dict:
     return {"reasoning": "The passage describes the Transformer.", "selected": selected, "confidence": confidence}
 
 
+@pytest.mark.llm
 @pytest.mark.parametrize(
     ("selected", "doc_id", "how"),
     [
@@ -81,6 +82,7 @@ def test_llm_picks_by_number_title_or_fuzzy_title(selected: str, doc_id: str, ho
     assert trace.inputs["context"] == CONTEXT
 
 
+@pytest.mark.llm
 @pytest.mark.parametrize("selected", ["none", "None of these", "NONE OF THE ABOVE."])
 def test_llm_none_is_not_found(selected: str):
     selection, trace = llm_selector(answer(selected, "0.7")).select(QUERY, CANDS, CONF, context=CONTEXT)
@@ -88,6 +90,7 @@ def test_llm_none_is_not_found(selected: str):
     assert trace.status == "ok" and "none" in trace.message
 
 
+@pytest.mark.llm
 def test_title_not_in_the_list_is_never_returned():
     selector = llm_selector(answer("Deep Residual Learning for Image Recognition"))
     selection, trace = selector.select(QUERY, CANDS, CONF, context=CONTEXT)
@@ -97,12 +100,14 @@ def test_title_not_in_the_list_is_never_returned():
     assert trace.details["raw_answer"] == "Deep Residual Learning for Image Recognition"
 
 
+@pytest.mark.llm
 def test_out_of_range_number_falls_back_below_threshold():
     selection, trace = llm_selector(answer("7"), threshold=0.9).select(QUERY, CANDS, CONF, context=CONTEXT)
     assert selection.status == "not_found" and selection.method == "threshold"
     assert trace.status == "fallback" and "out of range 1-3" in trace.message and "below threshold" in trace.message
 
 
+@pytest.mark.llm
 def test_malformed_answer_falls_back():
     # No output fields at all: DSPy cannot parse it (also after its JSON retry), the selector falls back.
     selector = llm_selector({"unexpected": "I think it is the first one"}, {"unexpected": "still not a field"})
@@ -112,6 +117,7 @@ def test_malformed_answer_falls_back():
     assert trace.details["llm_calls"] == 2  # ChatAdapter, then DSPy's JSON retry
 
 
+@pytest.mark.llm
 def test_prompt_holds_numbered_candidates_with_truncated_abstracts():
     from dspy.utils.dummies import DummyLM
 
@@ -130,6 +136,7 @@ def test_prompt_holds_numbered_candidates_with_truncated_abstracts():
     assert CONTEXT in prompt
 
 
+@pytest.mark.llm
 def test_only_select_candidates_are_shown():
     from dspy.utils.dummies import DummyLM
 
@@ -224,6 +231,7 @@ def chat_server():
     thread.join(timeout=5)
 
 
+@pytest.mark.llm
 def test_real_wire_path_to_an_openai_compatible_server(chat_server: _ChatServer):
     host, port = chat_server.server_address[:2]
     settings = Settings(
@@ -245,6 +253,7 @@ def test_real_wire_path_to_an_openai_compatible_server(chat_server: _ChatServer)
     assert request["body"]["temperature"] == 0.0
 
 
+@pytest.mark.llm
 def test_unreachable_llm_falls_back():
     settings = Settings(
         llm_model="hosted_vllm/nothing", llm_api_base="http://127.0.0.1:9/v1", llm_retries=0, llm_timeout_s=5
@@ -254,6 +263,7 @@ def test_unreachable_llm_falls_back():
     assert selection.method == "threshold" and selection.paper == PAPERS[0]
 
 
+@pytest.mark.llm
 def test_missing_program_file_uses_the_plain_prompt_and_says_why(tmp_path):
     from dspy.utils.dummies import DummyLM
 
@@ -261,3 +271,13 @@ def test_missing_program_file_uses_the_plain_prompt_and_says_why(tmp_path):
     selection, trace = LLMSelector(settings, lm=DummyLM([answer("2")])).select(QUERY, CANDS, CONF, context=CONTEXT)
     assert selection.paper == PAPERS[1] and trace.status == "ok"
     assert trace.details["program"] is None and "is not a file" in trace.details["program_error"]
+
+
+def test_llm_selector_without_dspy_falls_back_and_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "dspy", None)  # `import dspy` now fails as if it were not installed
+    settings = Settings(llm_model="hosted_vllm/smollm2", confidence_threshold=0.5)
+    selection, trace = LLMSelector(settings).select(QUERY, CANDS, CONF, context=CONTEXT)
+    assert trace.status == "fallback" and "pip install 'citefinder[llm]'" in trace.message
+    assert selection.method == "threshold" and selection.paper == PAPERS[0]

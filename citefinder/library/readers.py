@@ -16,7 +16,7 @@ from citefinder.library.formats.jsonl import read_jsonl
 from citefinder.library.formats.pdf import read_pdf
 from citefinder.types import ImportFailure, Paper
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 Reader = Callable[[Path], Iterator["Paper | ImportFailure"]]
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from citefinder.select.answer import Answer, interpret, interpret_titles, normalize_title, parse_confidence
 from citefinder.select.fallback import ThresholdSelector, selection_hits
-from citefinder.select.lm import call_records, call_totals, describe_failure, make_lm
+from citefinder.select.lm import call_records, call_totals, describe_failure, import_dspy, make_lm
 from citefinder.select.programs import resolve_program
 from citefinder.types import Candidate, Query, Selection, StageTrace
 
@@ -35,7 +35,7 @@ def load_picker(path: str | Path | None) -> Any:
 
     Any LM saved with the program is dropped: the LM comes from the settings at call time.
     """
-    import dspy
+    dspy = import_dspy()
 
     from citefinder.select.signature import CitationRetrieval
 
@@ -140,15 +140,15 @@ class LLMSelector:
 
         if not shown:
             return Selection("not_found", method=self.method), trace("ok", "no candidates: not found")
-        from citefinder.select.signature import format_candidates
-
-        candidates_text = format_candidates(shown, self.settings.abstract_chars)
         try:
             lm, program = self._build()
         except Exception as e:  # noqa: BLE001 - optional stage: degrade to the threshold rule
             log.warning("LLM selector unavailable: %s", e)
             details["llm_error"] = f"LLM unavailable: {type(e).__name__}: {e}"  # counted by select/breaker.py
             return fall_back(details["llm_error"])
+        from citefinder.select.signature import format_candidates  # imports dspy: after _build said it is there
+
+        candidates_text = format_candidates(shown, self.settings.abstract_chars)
         details.update({"program": self.program_name, "candidates_chars": len(candidates_text)})
         if self.program_error:
             details["program_error"] = self.program_error

@@ -8,10 +8,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from citefinder.errors import ConfigError
+from citefinder.errors import ConfigError, ModelLoadError
 
 if TYPE_CHECKING:
     from citefinder.config import Settings
+
+LLM_EXTRA = "pip install 'citefinder[llm]'"
+LLM_PACKAGES = ("dspy", "litellm", "openai")
+
+
+def import_dspy() -> Any:
+    """The ``dspy`` module; a :class:`ModelLoadError` naming the ``[llm]`` extra when it is not installed."""
+    try:
+        import dspy
+    except ImportError as e:
+        raise ModelLoadError(
+            f"The LLM features need DSPy, which is not installed ({e}). Install them with: {LLM_EXTRA} "
+            "(or, from a checkout, pip install -e '.[llm]')."
+        ) from e
+    return dspy
 
 
 def client_kwargs(settings: "Settings") -> dict[str, str]:
@@ -40,7 +55,7 @@ def make_lm(settings: "Settings", **overrides: Any) -> Any:
     if not settings.llm_model:
         raise ConfigError("No LLM configured. Set CITEFINDER_LLM_MODEL (e.g. 'openai/gpt-4o-mini' or "
                           "'hosted_vllm/<alias>' with CITEFINDER_LLM_API_BASE) or pass --llm-model.")
-    import dspy
+    dspy = import_dspy()
 
     kwargs: dict[str, Any] = {
         "max_tokens": settings.llm_max_tokens,
@@ -99,6 +114,10 @@ def describe_failure(error: BaseException, settings: "Settings") -> str:
                 if isinstance(s, int)]
     detail = " ".join(str(error).split())[:300]
     retried = f" after {settings.llm_retries} retr{'y' if settings.llm_retries == 1 else 'ies'} (setting llm_retries)"
+    missing = [e for e in chain if isinstance(e, ImportError) and (e.name or "").split(".")[0] in LLM_PACKAGES]
+    if missing or "ModelLoadError" in names:
+        what = missing[0].name if missing else "DSPy"
+        return f"LLM unavailable: {what} is not installed: {LLM_EXTRA}"
     if "AdapterParseError" in names:
         return f"malformed LLM answer (no parsable output fields): {detail}"
     if any("Timeout" in n and "Lock" not in n for n in names):

@@ -15,7 +15,7 @@ from citefinder.library.formats.common import (
 )
 from citefinder.types import ImportFailure, Paper
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 _BLOCK_KEY = re.compile(r"@\s*\w+\s*[{(]\s*([^,\s{}()=]+)")
 _UNESCAPED_TEXT_CHARS = re.compile(r"(?<!\\)([%&])")
@@ -49,7 +49,7 @@ class _Latex:
         try:
             text = self._decoder.latex_to_text(text)
         except Exception:  # pylatexenc raises assorted errors on odd input; keep the raw text then
-            logger.debug("could not decode LaTeX in %r", value[:80])
+            log.debug("could not decode LaTeX in %r", value[:80])
             text = value.replace("{", "").replace("}", "")
         # pylatexenc renders \textasciicircum as a modifier letter; the writer needs the caret back.
         return text.replace("\u02c6", "^")

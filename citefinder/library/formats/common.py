@@ -10,7 +10,7 @@ from typing import Any, Iterable
 from citefinder.library.dedupe import arxiv_id_from_doi, make_doc_id, normalize_arxiv_id, normalize_doi
 from citefinder.types import Paper
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")
 _ARXIV_IN_TEXT = re.compile(
@@ -89,7 +89,7 @@ def build_paper(
     names = tuple(n for n in (clean_space(a) for a in authors if a) if n and n.lower() not in _NOT_AUTHORS)
     norm_doi = normalize_doi(str(doi)) if doi else None
     if doi and not norm_doi:
-        logger.debug("%s: ignoring malformed DOI %r", source, doi)
+        log.debug("%s: ignoring malformed DOI %r", source, doi)
     url = clean_space(url) or None
     norm_arxiv = (
         normalize_arxiv_id(str(arxiv_id)) if arxiv_id else None

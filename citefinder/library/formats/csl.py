@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from citefinder.library.formats.common import RecordError, arxiv_id_in_text, build_paper, decode_text
 from citefinder.types import ImportFailure, Paper
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 # CSL item type -> BibTeX entry type.
 _ENTRY_TYPES = {

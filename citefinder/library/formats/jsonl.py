@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from citefinder.library.formats.common import RecordError, build_paper, decode_text
 from citefinder.types import ImportFailure, Paper
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 _AUTHOR_SEPARATOR = re.compile(r"\s+and\s+|\s*;\s*")
 

@@ -18,7 +18,7 @@ from citefinder.errors import InputError
 from citefinder.library.formats.common import RecordError, arxiv_id_in_text, build_paper, clean_space
 from citefinder.types import ImportFailure, Paper
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 ABSTRACT_MAX_CHARS = 2000
 
@@ -56,7 +56,7 @@ def open_pdf(data: bytes, name: str) -> Any:
         raise InputError(f"{name} is empty.")
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
-        if reader.is_encrypted and not _decrypts_with_empty_password(reader):
+        if reader.is_encrypted and not _decrypts_with_empty_password(reader, name):
             raise InputError(f"{name} is encrypted; remove the password and try again.")
         if len(reader.pages) == 0:
             raise InputError(f"{name} is not a readable PDF (it has no pages).")
@@ -67,10 +67,15 @@ def open_pdf(data: bytes, name: str) -> Any:
     return reader
 
 
-def _decrypts_with_empty_password(reader: Any) -> bool:
+def _decrypts_with_empty_password(reader: Any, name: str) -> bool:
+    from pypdf.errors import DependencyError
+
     try:
         return bool(reader.decrypt(""))
-    except Exception:  # unsupported algorithm (AES without `cryptography`) is as good as locked
+    except DependencyError as e:  # AES needs the `cryptography` package (a declared dependency)
+        raise InputError(f"{name} is AES-encrypted and reading it needs the cryptography package: "
+                         f"pip install cryptography ({_short(e)}).") from e
+    except Exception:  # an algorithm pypdf cannot handle at all is as good as locked
         return False
 
 
@@ -86,7 +91,7 @@ def page_texts(reader: Any, name: str) -> list[str]:
         try:
             texts.append(page.extract_text() or "")
         except Exception as e:  # one broken page should not lose the others
-            logger.warning("%s: could not extract text of page %d: %s", name, i, _short(e))
+            log.warning("%s: could not extract text of page %d: %s", name, i, _short(e))
             texts.append("")
     return texts
 
