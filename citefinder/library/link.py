@@ -140,6 +140,13 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False) -> S
             updates.append(paper)
         else:
             fresh[ident] = paper
+    # an entry whose key was renamed: same doc_id under a new key is an update, not remove + add
+    renamed = {old["doc_id"]: old for ident, old in previous.items() if ident not in current and old.get("owned")}
+    for ident, paper in list(fresh.items()):
+        if paper.doc_id in renamed:
+            entries[ident] = {**renamed.pop(paper.doc_id), "fp": _fingerprint(paper)}
+            updates.append(paper)
+            del fresh[ident]
     kept = {e["doc_id"] for e in entries.values()}
     gone = [
         old["doc_id"] for ident, old in previous.items()

@@ -334,11 +334,10 @@ class Library:
             changed = [new[i] for i in old if embedding_text(old[i]) != embedding_text(new[i])]
             self._mark_dirty(True)
             try:
-                if same:
+                if same:  # no documents: Chroma would embed them itself (and the abstract did not change)
                     self._collection.update(
                         ids=[p.doc_id for p in same],
                         metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in same],
-                        documents=[p.abstract for p in same],
                     )
                 if changed:
                     vectors = self.embedder.encode([embedding_text(p) for p in changed])
