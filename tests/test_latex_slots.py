@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -10,21 +9,9 @@ import pytest
 from citefinder.errors import InputError
 from citefinder.fill import fill_draft, normalize_command
 from citefinder.slots import find_slots
+from latex_support import assert_only_placeholders_changed
 
 PAPER = Path(__file__).parent / "data" / "latex" / "paper.tex"
-
-
-def assert_only_placeholders_changed(original: str, filled: str, slots) -> list[str]:
-    """``filled`` equals ``original`` outside the slots' spans; returns what each span became."""
-    spans = sorted({(s.start, s.end) for s in slots})
-    pattern, pos = "", 0
-    for a, b in spans:
-        pattern += re.escape(original[pos:a]) + "(.*?)"
-        pos = b
-    pattern += re.escape(original[pos:])
-    m = re.fullmatch(pattern, filled, re.DOTALL)
-    assert m, "text outside the placeholders changed"
-    return list(m.groups())
 
 
 def test_paper_slots_commands_and_comments():
