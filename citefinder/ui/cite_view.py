@@ -13,7 +13,7 @@ from citefinder.errors import CitefinderError
 from citefinder.library.store import Library
 from citefinder.slots import find_slots
 from citefinder.types import Slot, SlotResult
-from citefinder.ui import exports, render, resources, state, tables
+from citefinder.ui import exports, paired_bib, render, resources, state, tables
 from citefinder.ui.markdown import escape_markdown
 
 DRAFT_TYPES = ["pdf", "tex", "txt", "md"]
@@ -41,6 +41,7 @@ def draft_input() -> str:
             st.session_state[state.CITE_SOURCE] = upload.name
         except CitefinderError as e:
             render.error_box(e)
+    paired_bib.bib_uploader()
     if st.button("Try an example", type="tertiary", icon=":material/lightbulb:"):
         st.session_state[state.CITE_TEXT] = EXAMPLE
         st.session_state[state.CITE_SOURCE] = None
@@ -86,7 +87,8 @@ def fill_with_progress(settings: Settings, text: str, source_name: str | None) -
             table.dataframe(tables.slot_progress_frame(rows), hide_index=True, width="stretch")
 
         try:
-            results = resources.make_pipeline(settings).cite_text(text, progress=progress)
+            pipeline = paired_bib.paired_pipeline(settings) or resources.make_pipeline(settings)
+            results = pipeline.cite_text(text, progress=progress)
         except CitefinderError as e:
             box.update(label="Stopped", state="error", expanded=True)
             render.error_box(e)
@@ -107,8 +109,9 @@ def current_choices(run: state.CiteRun) -> dict[int, str | None]:
     return choices
 
 
-def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None]) -> None:
-    """Counts and the three downloads: .bib, the filled draft, the full results as JSON."""
+def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None],
+                          library: Library | None = None) -> dict[int, str]:
+    """Counts and the three downloads: .bib, the filled draft, the full results as JSON; returns slot -> key."""
     n = len(run.results)
     found = sum(r.selection.status == "found" for r in run.results)
     chosen = sum(v is not None for v in choices.values())
@@ -117,12 +120,14 @@ def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None]) ->
     c2.metric("Found", found)
     c3.metric("Not found", n - found)
     c4.metric("Time", f"{run.elapsed_s:.1f} s")
+    command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
+    taken = (lambda key: library.by_key(key) is not None) if library is not None else None
     try:
-        bib, keys = exports.bibliography(run.results, choices)
-        filled = exports.filled_draft(run.text, run.results, keys)
+        bib, keys = exports.bibliography(run.results, choices, taken=taken)
+        filled = exports.filled_draft(run.text, run.results, keys, command=command)
     except CitefinderError as e:
         render.error_box(e)
-        return
+        return {}
     d1, d2, d3 = st.columns(3)
     n_papers = len(set(keys.values()))
     d1.download_button(f"Download .bib ({n_papers} paper{'s' if n_papers != 1 else ''})", bib or "% no paper chosen\n",
@@ -131,9 +136,13 @@ def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None]) ->
     d2.download_button(f"Download draft with \\cite ({len(keys)} of {n} filled)", filled,
                        file_name=exports.filled_name(run.source_name), mime="text/plain",
                        icon=":material/description:", on_click="ignore", key="download_draft", width="stretch")
-    d3.download_button("Download results (JSON)", exports.results_json(run.results, choices),
+    d3.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys),
                        file_name="citefinder-results.json", mime="application/json", icon=":material/data_object:",
                        on_click="ignore", key="download_json", width="stretch")
+    if any(r.slot is not None and not r.slot.command for r in run.results):
+        st.selectbox("Command for plain [CITATION] markers", paired_bib.COMMANDS, key=paired_bib.COMMAND,
+                     help="Placeholders written as \\citep{?}, \\citet{?} ... keep their own command.")
+    return keys
 
 
 def _option_label(result: SlotResult):
@@ -144,13 +153,16 @@ def _option_label(result: SlotResult):
             return "(leave this slot empty)"
         paper = titles.get(doc_id) or result.selection.paper
         text = f"{paper.title} ({paper.year})" if paper and paper.year else (paper.title if paper else doc_id)
+        text = f"[{paper.key}] {text}" if paper and paper.key else text
         return text if len(text) <= 110 else text[:107] + "..."
 
     return label
 
 
-def slot_card(run: state.CiteRun, result: SlotResult, which: int, choice: str | None, lookup) -> None:
-    """One slot: sentence, chosen paper, confidence, "cite as" picker and the lazy trace expander."""
+def slot_card(run: state.CiteRun, result: SlotResult, which: int, choice: str | None, lookup,
+              key: str | None = None) -> None:
+    """One slot: sentence, chosen paper (with the key it is cited by and a copyable cite), confidence,
+    "cite as" picker and the lazy trace expander."""
     slot, sel = result.slot, result.selection
     with st.container(border=True, key=f"slot_{run.run_id}_{slot.index}"):
         head, badge = st.columns([0.85, 0.15], vertical_alignment="center")
@@ -163,6 +175,10 @@ def slot_card(run: state.CiteRun, result: SlotResult, which: int, choice: str | 
             paper = exports.paper_for(result, choice)
             if paper is not None:
                 render.paper_card(paper)
+                if key:
+                    command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
+                    st.caption("Copy the cite:" if paper.key else "Copy the cite (generated key):")
+                    st.code(exports.cite_snippet(result, key, command), language="latex")
                 if sel.paper is None or paper.doc_id != sel.paper.doc_id:
                     st.caption("Your pick (overrides the selector).")
             else:
@@ -189,7 +205,8 @@ def _not_found(result: SlotResult) -> None:
     if top:
         st.caption("Closest candidates (pick one with *Cite as* if it fits):")
         st.markdown("\n".join(
-            f"{i}. {escape_markdown(c.paper.title)} ({c.paper.year or 'n.d.'})" for i, c in enumerate(top, 1)
+            f"{i}. {escape_markdown(c.paper.title)} ({c.paper.year or 'n.d.'})"
+            + (f" · key {escape_markdown(c.paper.key)}" if c.paper.key else "") for i, c in enumerate(top, 1)
         ))
 
 
@@ -215,6 +232,7 @@ def results_view(run: state.CiteRun, library: Library) -> None:
     if st.session_state.get(state.CITE_TEXT, run.text) != run.text:
         st.warning("The text changed since these results were made; press **Find citations** again to update them.")
     choices = current_choices(run)
-    summary_and_downloads(run, choices)
+    library = paired_bib.run_library(library)
+    keys = summary_and_downloads(run, choices, library)
     for result, which in zip(run.results, positions_in_sentence(run.results)):
-        slot_card(run, result, which, choices.get(result.slot.index), library.get)
+        slot_card(run, result, which, choices.get(result.slot.index), library.get, keys.get(result.slot.index))
