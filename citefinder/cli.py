@@ -173,7 +173,8 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
         elif not hits:
             print("no match" if lib.count() else "the library is empty: citefinder library import FILE")
         for h in [] if args.json else hits:
-            print(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}")
+            key = papers[h.doc_id].key
+            print(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}" + (f"  key {key}" if key else ""))
         return 0
     if args.library_command in ("link", "unlink", "links"):
         from citefinder import cli_fill

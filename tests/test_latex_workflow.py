@@ -75,3 +75,33 @@ def test_fill_against_the_users_own_bib(tmp_path, capsys):
     assert "0 added, 1 updated, 0 removed, 23 unchanged; 0 embedded" in err
     renamed = (tmp_path / "renamed.tex").read_text(encoding="utf-8")
     assert "\\citep{vaswani2017attention}" in renamed and "Vaswani.Shazeer.ea.2017" not in renamed
+
+
+def test_fill_without_bib_uses_stored_keys_and_generates_non_colliding_ones(tmp_path, capsys):
+    rows = [
+        {"doc_id": "arxiv:1810.04805", "title": "BERT: Pre-training of Deep Bidirectional Transformers for Language "
+         "Understanding", "authors": ["Jacob Devlin"], "year": 2019,
+         "abstract": "Deep bidirectional transformers pre-trained with a masked language model objective."},
+        {"doc_id": "arxiv:1706.03762", "title": "Attention Is All You Need", "authors": ["Ashish Vaswani"],
+         "year": 2017, "key": "Vaswani.ea.2017",
+         "abstract": "The Transformer is based solely on attention mechanisms, without recurrence."},
+        {"doc_id": "x:other", "title": "Bird migration over the Alps", "authors": ["Anna Devlin"], "year": 2019,
+         "key": "devlin2019bert", "abstract": "Radar tracks of songbirds crossing mountain passes at night."},
+    ]
+    (tmp_path / "lib.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    library = ["--library", str(tmp_path / "lib")]
+    assert main(["library", "import", str(tmp_path / "lib.jsonl"), *library]) == 0
+    draft = tmp_path / "draft.md"
+    draft.write_text("The Transformer relies solely on attention mechanisms without recurrence [CITATION]. "
+                     "Deep bidirectional transformers are pre-trained with a masked language model [CITATION].\n")
+    capsys.readouterr()
+    assert main(["fill", str(draft), "-o", str(tmp_path / "out.bib"), "--filled", str(tmp_path / "out.md"),
+                 "--cite-command", "citep", *library]) == 0
+    out = capsys.readouterr().out
+    filled = (tmp_path / "out.md").read_text(encoding="utf-8")
+    # the stored key is used; BERT has none and its generated key avoids the stored "devlin2019bert"
+    assert filled == ("The Transformer relies solely on attention mechanisms without recurrence \\citep{Vaswani.ea.2017}. "
+                      "Deep bidirectional transformers are pre-trained with a masked language model "
+                      "\\citep{devlin2019berta}.\n"), out
+    bib = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "@misc{Vaswani.ea.2017," in bib and "devlin2019berta," in bib

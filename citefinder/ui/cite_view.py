@@ -11,7 +11,7 @@ from citefinder.config import Settings
 from citefinder.drafts import extract_draft_text
 from citefinder.errors import CitefinderError
 from citefinder.library.store import Library
-from citefinder.slots import find_slots
+from citefinder.slots import find_slots, looks_like_latex
 from citefinder.types import Slot, SlotResult
 from citefinder.ui import exports, paired_bib, render, resources, state, tables
 from citefinder.ui.markdown import escape_markdown
@@ -139,7 +139,7 @@ def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None],
     d3.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys),
                        file_name="citefinder-results.json", mime="application/json", icon=":material/data_object:",
                        on_click="ignore", key="download_json", width="stretch")
-    if any(r.slot is not None and not r.slot.command for r in run.results):
+    if looks_like_latex(run.text) and any(r.slot is not None and not r.slot.command for r in run.results):
         st.selectbox("Command for plain [CITATION] markers", paired_bib.COMMANDS, key=paired_bib.COMMAND,
                      help="Placeholders written as \\citep{?}, \\citet{?} ... keep their own command.")
     return keys
