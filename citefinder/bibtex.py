@@ -1,4 +1,5 @@
-"""Write papers as BibTeX (bibtexparser v2): readable stable keys, sensible entry types, escaped text.
+"""Write papers as BibTeX (bibtexparser v2): the user's own keys (else readable generated ones),
+sensible entry types, escaped text.
 
 Output is UTF-8 (use ``\\usepackage[utf8]{inputenc}`` or biber); LaTeX specials are escaped so
 every entry parses back, and capitalised words that must keep their case are braced.
@@ -10,9 +11,9 @@ import logging
 import re
 import string
 import unicodedata
-from typing import Sequence
+from typing import Callable, Sequence
 
-from citefinder.library.dedupe import dedupe_keys
+from citefinder.library.dedupe import dedupe_keys, first_author_surname
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
@@ -186,34 +187,74 @@ def _suffix(n: int) -> str:
     return out
 
 
-def papers_to_bibtex(papers: Sequence[Paper]) -> tuple[str, dict[str, str]]:
+def _same_work(key: str, a: Paper, b: Paper) -> bool:
+    """Whether two records sharing dedupe key ``key`` are one work. A shared DOI or arXiv id is
+    enough; a shared title only when neither the year (more than one apart) nor the first author
+    contradicts it: LeCun et al. 2015 "Deep learning" is not Goodfellow et al. 2016 "Deep Learning"."""
+    if not key.startswith("title:"):
+        return True
+    if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
+        return False
+    sa, sb = first_author_surname(a), first_author_surname(b)
+    return not (sa and sb and sa != sb)
+
+
+def papers_to_bibtex(
+    papers: Sequence[Paper], *, taken: Callable[[str], bool] | None = None
+) -> tuple[str, dict[str, str]]:
     """BibTeX text for ``papers`` and the key given to each ``doc_id``.
 
-    The same paper given twice (same doc_id, DOI, arXiv id or normalised title) is written once and
-    both doc_ids map to its key. Colliding keys get ``a``, ``b``, ... suffixes in input order (the
-    first keeps the plain key).
+    A paper with its own citation key (:attr:`Paper.key`, from the user's .bib or Zotero export)
+    is written under that key; the others get a generated :func:`bib_key_for` key. A generated key
+    never equals another key of this export nor one for which ``taken(key)`` is true (pass the
+    library's :meth:`~citefinder.library.store.Library.by_key` test, so it never collides with a
+    stored key); on collision ``a``, ``b``, ... is appended. Two different papers never share a key:
+    a second paper bringing a key already given gets a suffix too.
+
+    The same paper given twice (same doc_id, DOI, arXiv id, or normalised title with no
+    contradicting year or first author) is written once and both doc_ids map to its key.
     """
     import bibtexparser
 
-    library = bibtexparser.Library()
-    keys: dict[str, str] = {}
-    seen: dict[str, str] = {}  # dedupe key -> bib key
-    used: set[str] = set()
+    groups: list[list[Paper]] = []  # one list per distinct work, in input order
+    where: dict[str, int] = {}  # doc_id or dedupe key -> group index
     for paper in papers:
-        if paper.doc_id in keys:
+        if paper.doc_id in where:
+            groups[where[paper.doc_id]].append(paper)
             continue
         identities = dedupe_keys(paper)
-        known = next((seen[k] for k in identities if k in seen), None)
-        if known:
-            keys[paper.doc_id] = known
+        g = next((where[k] for k in identities if k in where and _same_work(k, groups[where[k]][0], paper)), None)
+        if g is None:
+            g = len(groups)
+            groups.append([])
+        groups[g].append(paper)
+        where[paper.doc_id] = g
+        for k in identities:
+            where.setdefault(k, g)
+
+    own = [next((p.key for p in group if p.key), None) for group in groups]
+    chosen: list[str | None] = [None] * len(groups)
+    used: set[str] = set()
+    for g, key in enumerate(own):  # the users' keys first, so generated keys avoid them all
+        if key and key not in used:
+            chosen[g] = key
+            used.add(key)
+    for g, group in enumerate(groups):
+        if chosen[g]:
             continue
-        base = bib_key_for(paper)
+        base = own[g] or bib_key_for(group[0])
         key, n = base, 0
-        while key in used:
+        while key in used or (key != own[g] and taken is not None and taken(key)):
             n += 1
             key = f"{base}{_suffix(n)}"
+        if own[g]:
+            logger.warning("two papers carry the key %r; writing %r for %r", own[g], key, group[0].title[:60])
+        chosen[g] = key
         used.add(key)
-        keys[paper.doc_id] = key
-        seen.update({k: key for k in identities})
-        library.add(_entry(paper, key))
+
+    library = bibtexparser.Library()
+    keys: dict[str, str] = {}
+    for group, key in zip(groups, chosen):
+        library.add(_entry(group[0], key))
+        keys.update({p.doc_id: key for p in group})
     return bibtexparser.write_string(library), keys

@@ -49,6 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = lsub.add_parser("remove", help="remove papers by doc_id")
     p.add_argument("doc_ids", nargs="+")
     _common(p)
+    p = lsub.add_parser("link", help="follow your .bib or CSL-JSON (e.g. a Better BibTeX auto-export): "
+                                     "re-imported whenever it changes")
+    p.add_argument("files", nargs="+", type=Path)
+    _common(p)
+    p = lsub.add_parser("unlink", help="stop following a linked file (its papers stay)")
+    p.add_argument("files", nargs="+", type=Path)
+    _common(p)
+    p = lsub.add_parser("links", help="list the linked files")
+    _common(p)
 
     p = sub.add_parser("find", help="find the cited paper for each [CITATION] in a text")
     p.add_argument("text", help="text with [CITATION] slots (or - to read standard input)")
@@ -56,11 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=5, help="candidates to show per slot")
     _common(p)
 
-    p = sub.add_parser("fill", help="fill every slot of a draft; write the .bib and the filled draft")
-    p.add_argument("draft", type=Path, help="draft: .pdf, .tex, .txt or .md")
-    p.add_argument("-o", "--output", type=Path, required=True, help="BibTeX file to write")
-    p.add_argument("--filled", type=Path, help="write the draft with \\cite{key} in each filled slot")
-    p.add_argument("--json", type=Path, dest="json_out", help="write the full results with traces as JSON")
+    p = sub.add_parser("fill", help="fill every slot of a draft; write the .bib and the filled draft "
+                                    "(--bib REFS.bib: cite the keys of your own .bib)")
+    from citefinder import cli_fill
+
+    cli_fill.add_fill_arguments(p)
     _common(p)
 
     from citefinder import cli_eval
@@ -90,9 +99,15 @@ def settings_from_args(args: argparse.Namespace) -> Any:
 
 
 def _open_library(settings: Any) -> Any:
+    """The library, with its linked .bib/CSL-JSON files re-imported when they changed."""
+    from citefinder.library.link import sync_all
     from citefinder.library.store import Library
 
-    return Library.open(settings)
+    library = Library.open(settings)
+    for report in sync_all(library):
+        if report.changed or report.failures:
+            print(report.summary(), file=sys.stderr)
+    return library
 
 
 def cmd_library(args: argparse.Namespace, settings: Any) -> int:
@@ -142,8 +157,13 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
         elif not hits:
             print("no match" if lib.count() else "the library is empty: citefinder library import FILE")
         for h in [] if args.json else hits:
-            print(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}")
+            key = papers[h.doc_id].key
+            print(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}" + (f"  key {key}" if key else ""))
         return 0
+    if args.library_command in ("link", "unlink", "links"):
+        from citefinder import cli_fill
+
+        return cli_fill.run_link(args, lib)
     removed = lib.remove(args.doc_ids)
     print(f"removed {removed} of {len(args.doc_ids)}; library now holds {lib.count()} papers")
     return 0 if removed == len(set(args.doc_ids)) else 1
@@ -165,45 +185,20 @@ def cmd_find(args: argparse.Namespace, settings: Any) -> int:
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
     else:
-        print("\n\n".join(render_result(r, top=args.top) for r in results))
+        print("\n\n".join(_with_key(render_result(r, top=args.top), r) for r in results))
     return 0
+
+
+def _with_key(text: str, result: Any) -> str:
+    """A rendered result followed by the chosen paper's own citation key, when it has one."""
+    paper = result.selection.paper
+    return f"{text}\n  Key: {paper.key}" if paper is not None and paper.key else text
 
 
 def cmd_fill(args: argparse.Namespace, settings: Any) -> int:
-    from citefinder.bibtex import papers_to_bibtex
-    from citefinder.drafts import extract_draft_text
-    from citefinder.fill import fill_draft, unfilled_report
+    from citefinder import cli_fill
 
-    try:
-        data = args.draft.read_bytes()
-    except OSError as e:
-        raise CitefinderError(f"Cannot read the draft {args.draft}: {e}") from e
-    text = extract_draft_text(data, args.draft.name)
-    pipeline = _pipeline(settings)
-    update, close = progress_bar("filling slots", "slots")
-    try:
-        results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total))
-    finally:
-        close()
-    chosen = [r.selection.paper for r in results if r.selection.status == "found" and r.selection.paper]
-    bib, keys = papers_to_bibtex(chosen)
-    args.output.write_text(bib, encoding="utf-8")
-    slot_keys = {
-        r.slot.index: keys[r.selection.paper.doc_id]
-        for r in results
-        if r.slot is not None and r.selection.status == "found" and r.selection.paper
-    }
-    slots = [r.slot for r in results if r.slot is not None]
-    if args.filled:
-        args.filled.write_text(fill_draft(text, slots, slot_keys), encoding="utf-8")
-    if args.json_out:
-        args.json_out.write_text(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
-    print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(keys)} entries written to {args.output}")
-    if args.filled:
-        print(f"filled draft written to {args.filled}")
-    for line in unfilled_report(slots, slot_keys):
-        print(f"  {line}")
-    return 0
+    return cli_fill.run_fill(args, settings, _pipeline, progress_bar)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

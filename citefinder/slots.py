@@ -1,4 +1,7 @@
-"""Find citation slots ([CITATION], [CITE], [?], \\cite{?} ...) in a draft and the context around each.
+"""Find citation slots ([CITATION], [CITE], [?], \\cite{?}, \\citep{TODO} ...) in a draft and the context around each.
+
+LaTeX drafts are read as LaTeX: comments are skipped, footnotes stay context, and a slot remembers
+the cite command it was written with (``Slot.command``) so it is filled with the same one.
 
 Markers broken by PDF extraction (``[CITA-\\nTION]``, ``[CI TATION]``) are still found. Each
 marker is masked before sentence splitting so that ``[?]`` never ends a sentence.
@@ -23,14 +26,40 @@ def _spread(word: str) -> str:
     return _SEP.join(word)
 
 
+# A cite command of natbib/biblatex, its optional arguments, then its key list.
+_CITE_COMMAND = (
+    r"\\(?:cite(?:p|t|alp|alt|author|year|yearpar|num)?|autocite|parencite|textcite|footcite|smartcite|"
+    r"supercite|fullcite)(?![a-zA-Z])\*?"
+)
+_CITE_OPTIONS = r"(?:\s*\[[^\[\]{}]*\]){0,2}\s*"
+# A key that stands for "the reference goes here": ?, TODO, XXX, CITATION ... (or an empty key list).
+_PLACEHOLDER_KEY = r"(?:\?+|TODO|TBD|XXX|CITATION|CITE|KEY)"
+_PLACEHOLDER_KEY_RE = re.compile(_PLACEHOLDER_KEY, re.IGNORECASE)
+# \cite{?}, \citep[see][]{?}, \cite{}, \autocite{TODO}, \citep{smith2020, ?}: a command whose key list
+# holds at least one placeholder (each placeholder is a slot; real keys beside it are kept).
+_CITE_PLACEHOLDER = (
+    r"(?P<command>" + _CITE_COMMAND + r")" + _CITE_OPTIONS
+    + r"\{(?P<keys>\s*|(?:[^{}]*,)?\s*" + _PLACEHOLDER_KEY + r"\s*(?:,[^{}]*)?)\}"
+)
+
 MARKER_RE = re.compile(
     r"\[\s*(?:" + _spread("CITATION") + r"(?:" + _SEP + r"S)?|" + _spread("CITE") + r"(?:" + _SEP + r"S)?|\?)\s*\]"
-    r"|\\cite[pt]?\s*\{\s*\?\s*\}",
+    r"|" + _CITE_PLACEHOLDER,
     re.IGNORECASE,
 )
 
 MIN_SENTENCE_WORDS = 4
 _WORDS = re.compile(r"[A-Za-z]{2,}")
+# LaTeX reading: a comment runs from an unescaped % to the end of its line; a line holding only a
+# comment goes with its line break (LaTeX does not end a paragraph there).
+_COMMENT = re.compile(r"(?m)^[ \t]*%[^\n]*(?:\n|\Z)|(?<!\\)%[^\n]*")
+_FOOTNOTE = re.compile(r"\\footnote(?:\[[^\]]*\])?\s*\{")
+_TIE = re.compile(r"(?<!\\)~")
+_LATEX_HINT = re.compile(
+    r"\\(?:documentclass|usepackage|begin\s*\{|(?:sub)*section\*?\s*\{|footnote\b|emph\s*\{|textbf\s*\{|"
+    r"label\s*\{|ref\s*\{|(?:auto|paren|text|foot)?cite[a-z]*\*?\s*[\[{])"
+)
+
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: a masked marker is _OPEN <index> _CLOSE
 _PLACEHOLDER = re.compile(_OPEN + r"(\d+)" + _CLOSE)
 # Adjacent markers ("[CITATION][CITATION]", "[CITATION], [CITATION]") form one group.
@@ -49,20 +78,30 @@ _ABBREVIATIONS = frozenset(
 )
 
 
-def find_slots(text: str, context_sentences: int = 1) -> list[Slot]:
+def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = None) -> list[Slot]:
     """Every citation slot in ``text``, in order.
 
     ``sentence`` is the sentence holding the slot (every marker in it shown as ``[CITATION]``);
     ``context`` is that sentence plus ``context_sentences`` sentences on each side, with this slot
     written ``[CITATION]`` and all other markers removed. ``start``/``end`` span the original
     marker. Returns ``[]`` when there is none (the caller raises NoSlotsError).
+
+    With ``latex`` (by default: when the text looks like LaTeX) comments are neither slots nor
+    text, ``\\footnote{...}`` reads as a parenthesis of its sentence, ``~`` as a space, and each
+    placeholder of a cite command (``\\citep{?, ?}``) is a slot whose ``command`` is ``\\citep``.
     """
     if not text or not text.strip():
         return []
-    matches = list(MARKER_RE.finditer(text))
-    if not matches:
+    if latex is None:
+        latex = looks_like_latex(text)
+    comments = [m.span() for m in _COMMENT.finditer(text)] if latex else []
+    markers = [(m, _placeholders(m)) for m in MARKER_RE.finditer(text) if not _inside(m.start(), comments)]
+    markers = [(m, n) for m, n in markers if n]
+    if not markers:
         return []
-    masked = MARKER_RE.sub(_placeholder_counter(), text)
+    masked = _mask(text, markers, comments)
+    if latex:
+        masked = _TIE.sub(" ", _unwrap_footnotes(masked))
     sentences = split_sentences(masked)
     where: dict[int, int] = {}
     for j, sentence in enumerate(sentences):
@@ -71,30 +110,84 @@ def find_slots(text: str, context_sentences: int = 1) -> list[Slot]:
     k = max(0, context_sentences)
     headings = _headings(sentences)
     slots = []
-    for i, m in enumerate(matches):
-        j = where.get(i, 0)
-        # a sentence that is little more than its markers ("[CITATION].") borrows the one before it
-        back = k if len(_WORDS.findall(_PLACEHOLDER.sub(" ", sentences[j]))) >= MIN_SENTENCE_WORDS else max(k, 1)
-        window = " ".join(sentences[max(0, j - back) : j + k + 1])
-        slots.append(
-            Slot(
-                index=i,
-                start=m.start(),
-                end=m.end(),
-                marker=m.group(0),
-                sentence=_tidy(_PLACEHOLDER.sub(SLOT_TEXT, sentences[j])),
-                context=_render(window, keep=i),
-                focus=_render(sentences[j], keep=i, other=OTHER_TEXT),
-                heading=headings[j],
+    for m, n in markers:
+        command = m.group("command") or ""
+        for _ in range(n):
+            i = len(slots)
+            j = where.get(i, 0)
+            # a sentence that is little more than its markers ("[CITATION].") borrows the one before it
+            back = k if len(_WORDS.findall(_PLACEHOLDER.sub(" ", sentences[j]))) >= MIN_SENTENCE_WORDS else max(k, 1)
+            window = " ".join(sentences[max(0, j - back) : j + k + 1])
+            slots.append(
+                Slot(
+                    index=i,
+                    start=m.start(),
+                    end=m.end(),
+                    marker=m.group(0),
+                    sentence=_tidy(_PLACEHOLDER.sub(SLOT_TEXT, sentences[j])),
+                    context=_render(window, keep=i),
+                    focus=_render(sentences[j], keep=i, other=OTHER_TEXT),
+                    heading=headings[j],
+                    command=command,
+                )
             )
-        )
     log.debug("found %d citation slots", len(slots))
     return slots
 
 
-def _placeholder_counter():
-    count = iter(range(1 << 30))
-    return lambda m: f"{_OPEN}{next(count)}{_CLOSE}"
+def looks_like_latex(text: str) -> bool:
+    """Whether ``text`` uses LaTeX commands (then ``%`` starts a comment)."""
+    return bool(_LATEX_HINT.search(text))
+
+
+def placeholder_keys(keys: str) -> list[int]:
+    """Positions of the placeholder keys in a cite command's key list (``"a, ?, TODO"`` -> ``[1, 2]``);
+    an empty list (``\\cite{}``) is one placeholder."""
+    items = keys.split(",")
+    if len(items) == 1 and not items[0].strip():
+        return [0]
+    return [i for i, item in enumerate(items) if _PLACEHOLDER_KEY_RE.fullmatch(item.strip())]
+
+
+def _placeholders(m: re.Match) -> int:
+    """How many slots a marker holds: one, or one per placeholder key of a cite command."""
+    keys = m.group("keys")
+    return 1 if keys is None else len(placeholder_keys(keys))
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def _mask(text: str, markers: list[tuple[re.Match, int]], comments: list[tuple[int, int]]) -> str:
+    """``text`` with every marker replaced by its slots' placeholders and every comment removed."""
+    edits: list[tuple[int, int, str]] = []
+    i = 0
+    for m, n in markers:
+        edits.append((m.start(), m.end(), "".join(f"{_OPEN}{i + t}{_CLOSE}" for t in range(n))))
+        i += n
+    taken = [(a, b) for a, b, _ in edits]
+    edits += [(a, b, "") for a, b in comments if not any(a < y and x < b for x, y in taken)]
+    out, pos = [], 0
+    for a, b, repl in sorted(edits):
+        if a < pos:
+            continue
+        out += [text[pos:a], repl]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _unwrap_footnotes(text: str) -> str:
+    """``x\\footnote{See y.}`` -> ``x (See y.)``: a footnote's text stays in its sentence's context."""
+    while m := _FOOTNOTE.search(text):
+        depth, end = 1, m.end()
+        while end < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            end += 1
+        body = text[m.end() : end - 1] if depth == 0 else text[m.end() :]
+        text = f"{text[: m.start()]} ({body}){text[end:]}"
+    return text
 
 
 def split_sentences(text: str) -> list[str]:

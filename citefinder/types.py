@@ -28,6 +28,9 @@ class Paper:
     url: str | None = None
     entry_type: str | None = None  # BibTeX type when it came from a .bib ("article", "inproceedings", ...)
     source: str | None = None  # the file it was imported from
+    # The user's citation key: the BibTeX entry key, CSL-JSON ``citation-key``/``id`` (Better BibTeX),
+    # or JSONL ``key``. None when the source gave none; exports then generate one (citefinder.bibtex).
+    key: str | None = None
 
     @property
     def link(self) -> str | None:
@@ -66,6 +69,10 @@ class Slot:
     # the sentence with this slot as [CITATION] and every other marker group as [OTHER]: which part is this slot's
     focus: str = ""
     heading: str = ""  # the nearest section heading above the slot ("" when none)
+    # The LaTeX cite command the draft wrote for this slot (``\\citep``, ``\\autocite*``), "" for a plain
+    # marker such as [CITATION]. Slots of one command with several placeholders (``\\citep{?, ?}``)
+    # share ``start``/``end``/``marker`` and are filled together, in index order.
+    command: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

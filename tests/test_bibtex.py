@@ -1,3 +1,4 @@
+from dataclasses import replace
 from pathlib import Path
 
 import bibtexparser
@@ -122,7 +123,9 @@ def test_escape_latex(raw, escaped):
 
 def test_round_trip_of_real_fixture(tmp_path):
     papers = [p for p in read_papers(Path(__file__).parent / "data" / "refs.bib") if isinstance(p, Paper)]
-    bib, keys = papers_to_bibtex(papers)
+    # the .bib's own keys are kept; without them, keys are generated
+    assert list(papers_to_bibtex(papers)[1].values()) == ["devlin2019bert", "mueller2020", "vaswani2017attention", "neuripsstring2020"]
+    bib, keys = papers_to_bibtex([replace(p, key=None) for p in papers])
     assert list(keys.values()) == ["devlin2019bert", "muller2020uber", "vaswani2017attention", "lewis2020retrieval"]
     (tmp_path / "again.bib").write_text(bib, encoding="utf-8")
     again = [p for p in read_papers(tmp_path / "again.bib")]

@@ -26,11 +26,13 @@ def test_bib_reads_good_entries_and_reports_the_malformed_one():
     papers, failures = _split(read_papers(DATA / "refs.bib"))
     assert [p.doc_id for p in papers] == [
         "doi:10.18653/v1/n19-1423",
-        "t:0c361ab946e8cdb2",  # sha1 of "uber die suche nach zitaten in entwurfen|2020" (title|year)
+        "t:758be8848b7609b5",  # sha1 of "uber die suche nach zitaten in entwurfen|2020|a:muller" (title|year|author)
         "arxiv:1706.03762",
-        "t:0c58f0346b944fc2",  # title|year hash
+        "t:4308a59485d21b6e",  # title|year|first author hash
     ]
     assert all(p.source == "refs.bib" for p in papers)
+    # the entry keys are kept as the papers' citation keys
+    assert [p.key for p in papers] == ["devlin2019bert", "mueller2020", "vaswani2017attention", "neuripsstring2020"]
     assert [(f.source, f.reason) for f in failures] == [
         (
             "refs.bib:22",

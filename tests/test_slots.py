@@ -92,5 +92,5 @@ def test_latex_cite_marker_in_tex_source():
     text = "\\section{Intro}\nWe build on dense retrieval~\\cite{?} and BM25 \\cite{ ? }.\n"
     slots = find_slots(text, context_sentences=0)
     assert [s.marker for s in slots] == ["\\cite{?}", "\\cite{ ? }"]
-    assert slots[1].context == "We build on dense retrieval~ and BM25 [CITATION]."
+    assert slots[1].context == "We build on dense retrieval and BM25 [CITATION]."  # ~ reads as a space
     assert split_sentences(text) == ["\\section{Intro}", "We build on dense retrieval~\\cite{?} and BM25 \\cite{ ? }."]

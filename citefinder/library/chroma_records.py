@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from citefinder.types import Paper
 
-_SCALARS = ("title", "venue", "doi", "arxiv_id", "url", "entry_type", "source")
+_SCALARS = ("title", "venue", "doi", "arxiv_id", "url", "entry_type", "source", "key")
 
 
 def embedding_text(paper: Paper) -> str:
@@ -21,6 +21,14 @@ def to_metadata(paper: Paper, *, norm_title: str) -> dict[str, Any]:
     meta["norm_title"] = norm_title
     if paper.year is not None:
         meta["year"] = int(paper.year)
+    return meta
+
+
+def to_update_metadata(paper: Paper, *, norm_title: str) -> dict[str, Any]:
+    """Metadata for ``collection.update``, which merges: fields the paper no longer has are set to
+    None, which deletes them."""
+    meta: dict[str, Any] = {k: None for k in _SCALARS + ("year",)}
+    meta.update(to_metadata(paper, norm_title=norm_title))
     return meta
 
 
@@ -43,4 +51,5 @@ def from_record(doc_id: str, meta: Mapping[str, Any] | None, document: str | Non
         url=meta.get("url"),
         entry_type=meta.get("entry_type"),
         source=meta.get("source"),
+        key=meta.get("key"),
     )

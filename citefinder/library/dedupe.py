@@ -100,14 +100,27 @@ def dedupe_keys(paper: Paper) -> tuple[str, ...]:
     return tuple(keys)
 
 
+def first_author_surname(paper: Paper) -> str | None:
+    """The first author's family name, normalised (``"Yann LeCun"``/``"LeCun, Yann"`` -> ``"lecun"``)."""
+    if not paper.authors:
+        return None
+    name = paper.authors[0].strip()
+    family = name.split(",", 1)[0] if "," in name else (name.split() or [""])[-1]
+    return normalize_title(family).replace(" ", "") or None
+
+
 def make_doc_id(paper: Paper) -> str:
     """Stable id: ``arxiv:<id>`` if the paper has an arXiv id, else ``doi:<doi>``, else
-    ``t:<first 16 hex of sha1(normalised title|year)>``."""
+    ``t:<first 16 hex of sha1(normalised title|year|first author's surname)>`` (year and surname
+    only when known)."""
     if arxiv := normalize_arxiv_id(paper.arxiv_id):
         return f"arxiv:{arxiv}"
     if doi := normalize_doi(paper.doi):
         return f"doi:{doi}"
-    # the year is part of the hash so same-titled works of different years get different ids
+    # year and first author are part of the hash so same-titled works of different years or by
+    # different authors get different ids
     basis = normalize_title(paper.title) + (f"|{paper.year}" if paper.year else "")
+    if surname := first_author_surname(paper):
+        basis += f"|a:{surname}"
     digest = hashlib.sha1(basis.encode("utf-8")).hexdigest()
     return f"t:{digest[:16]}"

@@ -73,3 +73,20 @@ class PendingQueue:
         with self._lock, closing(self._connect()) as con, con:
             cur = con.executemany("DELETE FROM pending WHERE doc_id = ?", [(d,) for d in doc_ids])
             return int(cur.rowcount)
+
+    def replace(self, papers: Sequence[Paper]) -> None:
+        """Rewrite queued papers (by doc_id) with new records, keeping their place; others are ignored."""
+        if not self.exists() or not papers:
+            return
+        with self._lock, closing(self._connect()) as con, con:
+            con.executemany("UPDATE pending SET paper = ? WHERE doc_id = ?",
+                            [(json.dumps(p.to_dict(), ensure_ascii=False), p.doc_id) for p in papers])
+
+    def find_key(self, key: str) -> Paper | None:
+        """The queued paper whose citation key is ``key``, or None."""
+        if not self.exists():
+            return None
+        with self._lock, closing(self._connect()) as con:
+            row = con.execute("SELECT paper FROM pending WHERE json_extract(paper, '$.key') = ? LIMIT 1",
+                              (key,)).fetchone()
+        return Paper.from_dict(json.loads(row[0])) if row else None

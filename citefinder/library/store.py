@@ -13,13 +13,14 @@ import logging
 import shutil
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from citefinder.config import Settings
 from citefinder.errors import EmbedderMismatchError, LibraryError
 from citefinder.library.bm25index import BM25Index, bm25_text
-from citefinder.library.chroma_records import embedding_text, from_record, to_metadata
+from citefinder.library.chroma_records import embedding_text, from_record, to_metadata, to_update_metadata
 from citefinder.library.dedupe import dedupe_keys, normalize_title
 from citefinder.library.derived import DerivedIndexes, IndexKind
 from citefinder.library.embedder import CitefinderEmbeddingFunction, Embedder
@@ -233,6 +234,8 @@ class Library:
             failures: list[ImportFailure] = []
             dupes = seen = 0
             batch: list[Paper] = []
+            fresh: set[str] = set()  # doc_ids added by this call
+            rekey: dict[str, str] = {}  # stored doc_id -> the citation key a re-import gives it
             self._mark_dirty(True)
             try:
                 for item in papers:
@@ -244,9 +247,13 @@ class Library:
                     else:
                         pkeys = dedupe_keys(item) + (f"id:{item.doc_id}",)
                         who = _identity(item)
-                        if any(_same_paper(k, keys.get(k), who) for k in pkeys):
+                        match = next((keys[k] for k in pkeys if _same_paper(k, keys.get(k), who)), None)
+                        if match is not None:
                             dupes += 1
+                            if item.key and match.doc_id not in fresh:  # a re-imported .bib updates the key
+                                rekey[match.doc_id] = item.key
                         else:
+                            fresh.add(item.doc_id)
                             for k in pkeys:
                                 keys.setdefault(k, who)
                             batch.append(item)
@@ -257,6 +264,8 @@ class Library:
                         progress(seen, total)
                 if batch:
                     added += self._queue_batch(batch) if defer_embedding else self._write_batch(batch)
+                if rekey:
+                    self._set_keys(rekey)
             finally:
                 self._commit()
         return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
@@ -321,6 +330,79 @@ class Library:
                 self._keys = None
                 self._commit()
             return len(present)
+
+    # --- citation keys and in-place updates (issue 11) -------------------------------------------
+
+    def by_key(self, key: str) -> Paper | None:
+        """The paper whose citation key (:attr:`Paper.key`) is ``key``, or None.
+
+        Keys are the user's (BibTeX entry key, CSL-JSON ``citation-key``/``id``, JSONL ``key``);
+        papers imported without one have none here (exports generate one, see citefinder.bibtex).
+        """
+        if not key:
+            return None
+        res = self._collection.get(where={"key": key}, limit=1, include=["metadatas", "documents"])
+        if res["ids"]:
+            return from_record(res["ids"][0], res["metadatas"][0], res["documents"][0])
+        return self._pending.find_key(key)
+
+    def match(self, paper: Paper) -> str | None:
+        """The doc_id of the stored paper that ``paper`` duplicates (the rule of :meth:`add_papers`), or None."""
+        with self._write_lock:
+            keys = self._dedupe_keys()
+            who = _identity(paper)
+            pkeys = dedupe_keys(paper) + (f"id:{paper.doc_id}",)
+            return next((keys[k].doc_id for k in pkeys if _same_paper(k, keys.get(k), who)), None)
+
+    def update_papers(self, papers: Sequence[Paper]) -> int:
+        """Rewrite stored papers (matched by doc_id) with the given records; unknown doc_ids are skipped.
+
+        Only papers whose embedded text (title, abstract) changed are embedded again; the rest get
+        their metadata replaced in place. Returns how many papers were embedded.
+        """
+        new = {p.doc_id: p for p in papers}
+        if not new:
+            return 0
+        with self._write_lock:
+            old = {p.doc_id: p for p in self._chroma_get(list(new))}
+            queued = self._pending.get([i for i in new if i not in old])
+            if not old and not queued:
+                return 0
+            same = [new[i] for i in old if embedding_text(old[i]) == embedding_text(new[i])]
+            changed = [new[i] for i in old if embedding_text(old[i]) != embedding_text(new[i])]
+            self._mark_dirty(True)
+            try:
+                if same:  # no documents: Chroma would embed them itself (and the abstract did not change)
+                    self._collection.update(
+                        ids=[p.doc_id for p in same],
+                        metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in same],
+                    )
+                if changed:
+                    vectors = self.embedder.encode([embedding_text(p) for p in changed])
+                    self._collection.update(
+                        ids=[p.doc_id for p in changed],
+                        embeddings=vectors.tolist(),
+                        metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in changed],
+                        documents=[p.abstract for p in changed],
+                    )
+                if queued:
+                    self._pending.replace([new[i] for i in queued])
+            finally:
+                self._keys = None
+                self._commit()
+            return len(changed)
+
+    def _set_keys(self, keys: dict[str, str]) -> None:
+        """Give stored papers (doc_id -> key) a new citation key, without embedding anything."""
+        stored = [p for p in self.get(list(keys)) if p.key != keys[p.doc_id]]
+        if not stored:
+            return
+        log.info("updating the citation key of %d stored papers", len(stored))
+        renamed = [replace(p, key=keys[p.doc_id]) for p in stored]
+        in_chroma = {p.doc_id for p in self._chroma_get([p.doc_id for p in renamed])}
+        if in_chroma:
+            self._collection.update(ids=sorted(in_chroma), metadatas=[{"key": keys[i]} for i in sorted(in_chroma)])
+        self._pending.replace([p for p in renamed if p.doc_id not in in_chroma])
 
     # --- internals ------------------------------------------------------------------------------
 

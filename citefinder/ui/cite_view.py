@@ -22,9 +22,9 @@ from citefinder.drafts import extract_draft_text
 from citefinder.errors import CitefinderError
 from citefinder.evidence import best_sentence
 from citefinder.library.store import Library
-from citefinder.slots import find_slots
+from citefinder.slots import find_slots, looks_like_latex
 from citefinder.types import Paper, Slot, SlotResult
-from citefinder.ui import exports, render, resources, state, tables
+from citefinder.ui import exports, paired_bib, render, resources, state, tables
 from citefinder.ui.fill_job import FillJob
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE, confidence_label, confidence_words
@@ -141,6 +141,7 @@ def draft_input(settings: Settings) -> str:
             _text_changed(settings)
         except CitefinderError as e:
             render.error_box(e)
+    paired_bib.bib_uploader()
     c1, c2, c3 = st.columns([2, 2, 5], vertical_alignment="center")
     c1.button("Try an example", type="tertiary", icon=":material/lightbulb:", on_click=_use_example, args=(settings,))
     has_work = bool(st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN))
@@ -181,7 +182,7 @@ def find_button(settings: Settings, text: str) -> None:
                    icon=":material/edit_note:")
         return
     try:
-        pipeline = resources.make_pipeline(settings)
+        pipeline = paired_bib.paired_pipeline(settings) or resources.make_pipeline(settings)
     except CitefinderError as e:
         render.error_box(e)
         return
@@ -326,7 +327,8 @@ def llm_banner(run: state.CiteRun, settings: Settings) -> None:
     )
 
 
-def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None]) -> dict[int, str]:
+def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None],
+                          library: Library | None = None) -> dict[int, str]:
     """Counts (with the user's picks) and the three downloads; returns slot index -> bib key."""
     n = len(run.results)
     statuses = [slot_status(r, choices) for r in run.results]
@@ -338,9 +340,11 @@ def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None]) ->
     c3.metric("To check", to_check, help="Not found, or the selector is unsure and you have not picked yet.")
     c4.metric("Time", f"{run.elapsed_s:.1f} s")
     extra = extra_state()
+    command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
+    taken = (lambda key: library.by_key(key) is not None) if library is not None else None
     try:
-        bib, keys = exports.bibliography(run.results, choices, extra)
-        filled = exports.filled_draft(run.text, run.results, keys)
+        bib, keys = exports.bibliography(run.results, choices, extra, taken=taken)
+        filled = exports.filled_draft(run.text, run.results, keys, command=command)
     except CitefinderError as e:
         render.error_box(e)
         return {}
@@ -352,9 +356,12 @@ def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None]) ->
     d2.download_button(f"Download draft with \\cite ({len(keys)} of {n} filled)", filled,
                        file_name=exports.filled_name(run.source_name), mime="text/plain",
                        icon=":material/description:", on_click="ignore", key="download_draft", width="stretch")
-    d3.download_button("Download results (JSON)", exports.results_json(run.results, choices),
+    d3.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys),
                        file_name="citefinder-results.json", mime="application/json", icon=":material/data_object:",
                        on_click="ignore", key="download_json", width="stretch")
+    if looks_like_latex(run.text) and any(r.slot is not None and not r.slot.command for r in run.results):
+        st.selectbox("Command for plain [CITATION] markers", paired_bib.COMMANDS, key=paired_bib.COMMAND,
+                     help="Placeholders written as \\citep{?}, \\citet{?} ... keep their own command.")
     return keys
 
 
@@ -433,7 +440,8 @@ def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which:
                                key=f"{run.pick_key(slot.index)}_chosen")
         c1, c2, c3 = st.columns([3, 2, 2], vertical_alignment="center")
         if bib_key:
-            c1.code(f"\\cite{{{bib_key}}}", language=None)
+            command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
+            c1.code(exports.cite_snippet(result, bib_key, command), language="latex")
         c2.button("Leave empty", key=f"{run.pick_key(slot.index)}_none", type="tertiary",
                   icon=":material/block:", disabled=choice is None and slot.index in choices_state(),
                   on_click=_choose, args=(settings, slot.index, None))
@@ -490,7 +498,8 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
                  icon=":material/error:")
     llm_banner(run, settings)
     choices = current_choices(run)
-    keys = summary_and_downloads(run, choices)
+    library = paired_bib.run_library(library)
+    keys = summary_and_downloads(run, choices, library)
     c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
     st.session_state.setdefault(state.CITE_VIEW, CARDS)
     st.session_state.setdefault(state.CITE_FILTER, ALL)

@@ -7,11 +7,11 @@ slot unfilled); it starts as the selector's picks and the user may override any 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePath
 
 from citefinder.bibtex import papers_to_bibtex
-from citefinder.fill import fill_draft
+from citefinder.fill import DEFAULT_COMMAND, fill_draft
 from citefinder.types import Paper, SlotResult
 
 Choices = Mapping[int, "str | None"]
@@ -48,29 +48,46 @@ def chosen_papers(results: Sequence[SlotResult], choices: Choices,
     return out
 
 
-def bibliography(results: Sequence[SlotResult], choices: Choices,
-                 extra: Mapping[str, Paper] | None = None) -> tuple[str, dict[int, str]]:
-    """The .bib text of the chosen papers (each once, in slot order) and slot index -> bib key."""
+def bibliography(
+    results: Sequence[SlotResult],
+    choices: Choices,
+    extra: Mapping[str, Paper] | None = None,
+    *,
+    taken: Callable[[str], bool] | None = None,
+) -> tuple[str, dict[int, str]]:
+    """The .bib text of the chosen papers (each once, in slot order) and slot index -> bib key.
+
+    A paper keeps the user's own key (:attr:`Paper.key`); others get a generated key that avoids
+    every key for which ``taken`` is true (pass the library's ``by_key`` test)."""
     chosen = chosen_papers(results, choices, extra)
     unique = list({p.doc_id: p for p in (chosen[i] for i in sorted(chosen))}.values())
     if not unique:
         return "", {}
-    bib, key_of = papers_to_bibtex(unique)
+    bib, key_of = papers_to_bibtex(unique, taken=taken)
     return bib, {i: key_of[p.doc_id] for i, p in chosen.items() if p.doc_id in key_of}
 
 
-def filled_draft(text: str, results: Sequence[SlotResult], keys: Mapping[int, str]) -> str:
-    """The draft with ``\\cite{key}`` written into every slot that has a key."""
+def filled_draft(text: str, results: Sequence[SlotResult], keys: Mapping[int, str], *,
+                 command: str = DEFAULT_COMMAND) -> str:
+    """The draft with every slot that has a key filled: in the draft's own cite command
+    (``\\citep{?}`` -> ``\\citep{key}``), a plain [CITATION] in ``command``."""
     slots = [r.slot for r in results if r.slot is not None]
-    return fill_draft(text, slots, dict(keys))
+    return fill_draft(text, slots, dict(keys), command=command)
 
 
-def results_json(results: Sequence[SlotResult], choices: Choices) -> str:
-    """Every SlotResult as JSON (``SlotResult.to_dict()``), plus the doc_id the user settled on."""
+def cite_snippet(result: SlotResult, key: str, command: str = DEFAULT_COMMAND) -> str:
+    """What to paste for one slot: ``\\citep{key}`` in the slot's own command, else ``command``."""
+    return f"{(result.slot.command if result.slot else '') or command}{{{key}}}"
+
+
+def results_json(results: Sequence[SlotResult], choices: Choices, keys: Mapping[int, str] | None = None) -> str:
+    """Every SlotResult as JSON (``SlotResult.to_dict()``), plus the doc_id the user settled on and
+    the key it is cited with."""
     rows = []
     for r in results:
         row = r.to_dict()
         row["user_choice"] = choices.get(r.slot.index) if r.slot else None
+        row["cite_key"] = (keys or {}).get(r.slot.index) if r.slot else None
         rows.append(row)
     return json.dumps(rows, indent=2, ensure_ascii=False)
 

@@ -15,6 +15,7 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.library.embedder import Embedder
+from citefinder.library.link import sync_all
 from citefinder.library.store import Library
 from citefinder.pipeline import Pipeline
 from citefinder.rerank import Reranker, make_reranker
@@ -46,6 +47,7 @@ def _embedder(name: str, max_seq_length: int, batch_size: int) -> Embedder:
 def _library(path: str, chroma_host: str | None, collection: str, embedder: str, max_seq_length: int,
              batch_size: int, _settings: Settings) -> Library:
     library = Library.open(_settings, embedder=_embedder(embedder, max_seq_length, batch_size))
+    sync_all(library)  # linked .bib / CSL-JSON files: re-imported when they changed
     library.embedder.encode(["warm-up"])  # load the model now, not during the first slot
     return library
 

@@ -95,6 +95,7 @@ def _paper_from_entry(entry, name: str, latex: _Latex) -> Paper:
         arxiv_id=arxiv,
         url=fields.get("url"),
         entry_type=entry.entry_type.lower(),
+        key=entry.key,
     )
 
 

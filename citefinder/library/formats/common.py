@@ -19,6 +19,18 @@ _ARXIV_IN_TEXT = re.compile(
     re.IGNORECASE,
 )
 _NOT_AUTHORS = {"others", "et al.", "et al", "and others"}
+# What LaTeX/BibTeX accept inside \cite{...}: no space, comma, brace, quote, hash, percent, tilde or backslash.
+_KEY = re.compile(r"^[^\s,{}()\"#%'=~\\]+$")
+
+
+def clean_key(value: Any) -> str | None:
+    """``value`` as a citation key LaTeX can cite, else None (URLs such as Zotero's item ids are not keys)."""
+    if not isinstance(value, str):
+        return None
+    key = value.strip()
+    if not key or "/" in key or not _KEY.match(key):
+        return None
+    return key
 
 
 class RecordError(ValueError):
@@ -77,11 +89,13 @@ def build_paper(
     url: Any = None,
     entry_type: str | None = None,
     doc_id: Any = None,
+    key: Any = None,
 ) -> Paper:
     """A validated Paper from loosely typed fields; raises RecordError when there is no title.
 
     DOIs and arXiv ids are normalised (an arXiv DOI or arxiv.org URL also gives the arXiv id);
-    ``doc_id`` is kept when given, else made by :func:`make_doc_id`.
+    ``doc_id`` is kept when given, else made by :func:`make_doc_id`. ``key`` (the user's citation
+    key) is kept when LaTeX can cite it (:func:`clean_key`), else dropped with a debug note.
     """
     title = clean_space(title)
     if not title:
@@ -106,6 +120,9 @@ def build_paper(
         url=url,
         entry_type=(entry_type or None),
         source=source,
+        key=clean_key(key),
     )
+    if key and paper.key is None:
+        logger.debug("%s: ignoring citation key %r (not citable in LaTeX)", source, key)
     given = clean_space(doc_id)
     return replace(paper, doc_id=given or make_doc_id(paper))

@@ -1,4 +1,5 @@
-"""CSL-JSON reader, as exported by Zotero ("Export Collection" -> CSL JSON)."""
+"""CSL-JSON reader, as exported by Zotero ("Export Collection" -> CSL JSON) or Better BibTeX
+(whose ``citation-key``/``id`` becomes :attr:`Paper.key`)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,9 @@ def paper_from_csl(item: dict[str, Any], source: str) -> Paper:
         arxiv_id=arxiv,
         url=item.get("URL") or item.get("url"),
         entry_type=_ENTRY_TYPES.get(csl_type, "misc" if csl_type else None),
+        # Better BibTeX writes the citation key as "citation-key" and as "id"; Zotero's own export
+        # writes an item URI as "id", which clean_key rejects.
+        key=item.get("citation-key") or item.get("citationKey") or item.get("id"),
     )
 
 

@@ -1,7 +1,7 @@
 """JSON Lines reader, streamed line by line (``.jsonl``, ``.ndjson``, gzipped ``.jsonl.gz``).
 
 One object per line: ``{"doc_id", "title", "abstract", "authors": [..], "year", "venue",
-"arxiv_id"}`` and optionally ``doi`` and ``url``. A bad line is reported with its line number.
+"arxiv_id"}`` and optionally ``doi``, ``url`` and ``key`` (the user's citation key). A bad line is reported with its line number.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ def paper_from_record(record: dict[str, Any], source: str) -> Paper:
         url=record.get("url"),
         entry_type=record.get("entry_type"),
         doc_id=record.get("doc_id"),
+        key=record.get("key"),
     )
 
 

@@ -1,0 +1,30 @@
+"""Shared checks for the LaTeX tests."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citefinder.slots import _PLACEHOLDER_KEY_RE
+from citefinder.types import Slot
+
+CITE = re.compile(r"\\([A-Za-z]*cite[A-Za-z]*\*?)(?:\[[^\]]*\]){0,2}\{([^{}]*)\}")
+
+
+def assert_only_placeholders_changed(original: str, filled: str, slots: Sequence[Slot]) -> list[str]:
+    """``filled`` equals ``original`` byte for byte outside the slots' spans; returns what each span became."""
+    spans = sorted({(s.start, s.end) for s in slots})
+    pattern, pos = "", 0
+    for a, b in spans:
+        pattern += re.escape(original[pos:a]) + "(.*?)"
+        pos = b
+    pattern += re.escape(original[pos:])
+    m = re.fullmatch(pattern, filled, re.DOTALL)
+    assert m, "text outside the placeholders changed"
+    return list(m.groups())
+
+
+def cited_keys(text: str) -> list[str]:
+    """Every key of every cite command in ``text`` (placeholders such as ``?`` and ``TODO`` left out)."""
+    keys = [k.strip() for m in CITE.finditer(text) for k in m.group(2).split(",")]
+    return [k for k in keys if k and not _PLACEHOLDER_KEY_RE.fullmatch(k)]
