@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from citefinder.evaluate.metrics import evaluate_run
 from citefinder.fuse import fuse

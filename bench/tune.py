@@ -119,6 +119,70 @@ def cmd_fusion(paths: list[Path], agents: list[str]) -> None:
     print(f"wrote {DATA / 'fusion.json'}")
 
 
+def candidate_rows(outcomes: list[dict[str, Any]], depth: int = 30) -> tuple[list[dict[str, float]], list[int], list[str], list[int]]:
+    """Per answerable item, its candidates (the union of the agents' top ``depth``) with their list
+    features, labels (gold or not), the item's group (paper or dataset) and item index."""
+    from citefinder.fuse import list_features
+    from citefinder.types import Hit
+
+    X, y, groups, items = [], [], [], []
+    for n, o in enumerate(outcomes):
+        if not o["answerable"] or not o["gold"]:
+            continue
+        lists = {name: [Hit(d, r, sc) for d, r, sc in hits[:depth]] for name, hits in (o.get("lists") or {}).items()}
+        for doc, f in list_features(lists).items():
+            X.append(f)
+            y.append(int(doc in o["gold"]))
+            groups.append(o["id"].split(":")[0])
+            items.append(n)
+    return X, y, groups, items
+
+
+def _item_mrr(scores: np.ndarray, y: np.ndarray, items: np.ndarray) -> float:
+    total, n = 0.0, 0
+    for it in np.unique(items):
+        sel = items == it
+        s, lab = scores[sel], y[sel]
+        n += 1
+        if lab.any():
+            best = s[lab == 1].max()
+            total += 1.0 / (1 + int((s > best).sum()))
+    return total / max(1, n)
+
+
+def cmd_linear(paths: list[Path]) -> None:
+    """Fit a logistic model over each agent's rank and score (pointwise learning to rank); choose C by
+    5-fold cross-validation grouped by paper; compare with the current learned RRF on the same folds."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    outcomes = [o for _, outs in load(paths) for o in outs]
+    Xd, y, groups, items = candidate_rows(outcomes)
+    names = sorted({k for f in Xd for k in f})
+    X = np.asarray([[f.get(k, 0.0) for k in names] for f in Xd])
+    y_a, g_a, i_a = np.asarray(y), np.asarray(groups), np.asarray(items)
+    folds = list(GroupKFold(n_splits=5).split(X, y_a, g_a))
+    best = None
+    for C in (0.01, 0.1, 1.0, 10.0):
+        mrrs = []
+        for tr, te in folds:
+            m = LogisticRegression(C=C, max_iter=3000).fit(X[tr], y_a[tr])
+            mrrs.append(_item_mrr(m.decision_function(X[te]), y_a[te], i_a[te]))
+        score = float(np.mean(mrrs))
+        print(f"C={C}: cross-validated MRR {score:.4f}")
+        if best is None or score > best[0]:
+            best = (score, C)
+    assert best is not None
+    model = LogisticRegression(C=best[1], max_iter=3000).fit(X, y_a)
+    weights = {k: round(float(c), 5) for k, c in zip(names, model.coef_[0])}
+    weights["bias"] = round(float(model.intercept_[0]), 5)
+    out = {"method": "linear", "k": 60, "weights": weights, "default_weight": 0.0,
+           "provenance": f"bench/tune.py linear on {', '.join(p.name for p in paths)} (training data only): "
+                         f"5-fold cross-validated MRR {best[0]:.4f} (grouped by paper), C={best[1]}"}
+    (DATA / "fusion.json").write_text(json.dumps(out, indent=1) + "\n")
+    print(out["provenance"])
+
+
 def top1_rows(outcomes: list[dict[str, Any]], library_size: int) -> tuple[list[dict[str, float]], list[int]]:
     """Features of each item's fused top-1 (under the shipped fusion) and whether it is gold."""
     from citefinder.calibration import candidate_features
@@ -284,6 +348,8 @@ def main() -> None:
     f.add_argument("--agents", default="bm25,dense,title,names,authors,draft")
     c = sub.add_parser("confidence")
     c.add_argument("files", nargs="+", type=Path)
+    lin = sub.add_parser("linear")
+    lin.add_argument("files", nargs="+", type=Path)
     a = sub.add_parser("ablate")
     a.add_argument("files", nargs="+", type=Path)
     r = sub.add_parser("report")
@@ -293,6 +359,8 @@ def main() -> None:
         cmd_fusion(args.files, args.agents.split(","))
     elif args.cmd == "confidence":
         cmd_confidence(args.files)
+    elif args.cmd == "linear":
+        cmd_linear(args.files)
     elif args.cmd == "ablate":
         cmd_ablate(args.files)
     else:

@@ -248,7 +248,7 @@ def papers_to_bibtex(
             n += 1
             key = f"{base}{_suffix(n)}"
         if own[g]:
-            logger.warning("two papers carry the key %r; writing %r for %r", own[g], key, group[0].title[:60])
+            log.warning("two papers carry the key %r; writing %r for %r", own[g], key, group[0].title[:60])
         chosen[g] = key
         used.add(key)
 

@@ -8,6 +8,7 @@ weights and k of the "learned" method are data (:class:`Fusion`, loaded from
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any, Literal
 
 from citefinder.types import Candidate, Hit, Paper, StageTrace
 
-FusionMethod = Literal["learned", "rrf", "max"]
+FusionMethod = Literal["learned", "rrf", "max", "linear"]
 
 
 def agent_of(list_name: str) -> str:
@@ -46,10 +47,42 @@ class Fusion:
 
 
 def learned_fusion() -> Fusion:
-    """The tuned weighted RRF shipped with CiteFinder (``citefinder/data/fusion.json``)."""
+    """The tuned fusion shipped with CiteFinder (``citefinder/data/fusion.json``): weighted RRF, or a
+    linear model over each agent's rank and score ("linear")."""
     data = json.loads(resources.files("citefinder.data").joinpath("fusion.json").read_text(encoding="utf-8"))
-    return Fusion("rrf", int(data["k"]), dict(data["weights"]), float(data.get("default_weight", 0.0)),
-                  str(data.get("provenance", "")))
+    return Fusion(data.get("method", "rrf"), int(data.get("k", 60)), dict(data["weights"]),
+                  float(data.get("default_weight", 0.0)), str(data.get("provenance", "")))
+
+
+def list_features(rankings: Mapping[str, Sequence[Hit]]) -> dict[str, dict[str, float]]:
+    """Per document, per agent (variants fold into their agent at their best rank): ``rr:<agent>`` = 1/rank,
+    ``sc:<agent>`` = score / the list's best score, ``in:<agent>`` = 1 (absent documents have no entry)."""
+    feats: dict[str, dict[str, float]] = {}
+    for name, hits in rankings.items():
+        if not hits:
+            continue
+        agent = agent_of(name)
+        top = max((h.score for h in hits), default=0.0)
+        for hit in hits:
+            _check_rank(name, hit)
+            f = feats.setdefault(hit.doc_id, {})
+            rr = 1.0 / hit.rank
+            if rr > f.get(f"rr:{agent}", 0.0):
+                f[f"rr:{agent}"] = rr
+                f[f"sc:{agent}"] = hit.score / top if top > 0 else 0.0
+                f[f"in:{agent}"] = 1.0
+    return feats
+
+
+def linear(rankings: Mapping[str, Sequence[Hit]], fusion: Fusion) -> list[tuple[str, float]]:
+    """A logistic model over :func:`list_features`: ``score(d) = sigmoid(b + Σ_f w_f x_f(d))``, the
+    probability-like score a pointwise learning-to-rank model gives (weights fit by ``bench/tune.py``)."""
+    bias = float(fusion.weights.get("bias", 0.0))
+    scores: dict[str, float] = {}
+    for doc_id, f in list_features(rankings).items():
+        z = bias + sum(float(fusion.weights.get(name, 0.0)) * x for name, x in f.items())
+        scores[doc_id] = 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+    return _order(scores, _best_ranks(rankings))
 
 
 def _check_rank(list_name: str, hit: Hit) -> None:
@@ -120,6 +153,8 @@ def fuse(rankings: Mapping[str, Sequence[Hit]], method: FusionMethod | Fusion = 
     if isinstance(method, Fusion):
         if method.method == "max":
             return max_score(rankings)
+        if method.method == "linear":
+            return linear(rankings, method)
         return rrf(rankings, method.k, method)
     if method == "rrf":
         return rrf(rankings, k)
@@ -168,7 +203,8 @@ def fuse_candidates(
         candidates.append(cand.with_score("fused", len(candidates) + 1, score))
 
     if isinstance(method, Fusion):
-        label = "weighted RRF" if method.weights else method.method
+        label = {"linear": "learned linear", "rrf": "weighted RRF" if method.weights else "rrf"}.get(
+            method.method, method.method)
         params: dict[str, Any] = {**method.to_dict(), "n_lists": len(rankings), "limit": limit}
     else:
         label, params = method, {"method": method, "k": k, "n_lists": len(rankings), "limit": limit}

@@ -100,6 +100,7 @@ class Query:
     names: tuple[str, ...] = ()  # names written next to the marker (acronyms, model names), nearest first
     authors: tuple[AuthorMention, ...] = ()  # author mentions next to the marker, nearest first
     draft: str = ""  # the draft's own title/abstract and the slot's section heading, when a whole draft is cited
+    near: str = ""  # the few words right next to the marker (before it, or after it when it is the subject)
 
     @property
     def focus(self) -> str:
@@ -117,6 +118,7 @@ class Query:
             "names": list(self.names),
             "authors": [a.to_dict() for a in self.authors],
             "draft": self.draft,
+            "near": self.near,
         }
 
 

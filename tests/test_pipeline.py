@@ -83,7 +83,7 @@ def test_cite_text_finds_slots_and_reports_progress(pipeline: Pipeline, small_li
     assert [r.slot.index for r in results] == list(range(len(results)))
     assert calls[0] == (0, len(results), True) and calls[-1] == (len(results), len(results), False)
     for r in results:
-        assert [t.agent for t in r.traces] == AGENTS
+        assert [t.agent for t in r.traces] == stages(pipeline.settings)
 
 
 def test_text_without_slots_raises(pipeline: Pipeline):
@@ -95,7 +95,7 @@ def test_search_ranks_without_slots(pipeline: Pipeline, small_library):
     item = small_library.citeme[0]
     result = pipeline.search(item["text"].replace("[CITATION]", ""))
     assert result.slot is None
-    assert [t.agent for t in result.traces] == AGENTS
+    assert [t.agent for t in result.traces] == stages(pipeline.settings)
     assert result.trace("select").status == "skipped"
     assert result.selection.method == "ranking"
     assert result.selection.paper == result.candidates[0].paper

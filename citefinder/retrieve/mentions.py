@@ -81,6 +81,19 @@ def local_part(focus: str) -> str:
     return before.strip(" ,;")
 
 
+NEAR_WORDS = 8
+
+
+def near_words(focus: str, n: int = NEAR_WORDS) -> str:
+    """The ``n`` words right before this slot's marker (right after it when it is the subject of its clause)."""
+    if THIS not in focus:
+        return ""
+    before, after = _segments(focus)
+    if is_subject(focus):
+        return " ".join(_WORD.findall(after)[:n])
+    return " ".join(_WORD.findall(before)[-n:])
+
+
 def _is_name(word: str, sentence_start: bool) -> bool:
     core = word.strip("+")
     if core.lower() in _COMMON or len(core) < 2:

@@ -137,6 +137,7 @@ def reformulate(slot_or_text: Slot | str, *, max_keywords: int = MAX_KEYWORDS) -
             local=local if local != text else "",
             names=mentions.name_mentions(focus),
             authors=mentions.author_mentions(focus),
+            near=mentions.near_words(focus),
         )
     trace = StageTrace(
         agent="reformulate",

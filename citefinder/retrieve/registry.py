@@ -20,6 +20,7 @@ from citefinder.retrieve.common import Agent
 from citefinder.retrieve.dense import DenseAgent
 from citefinder.retrieve.draft import DraftAgent
 from citefinder.retrieve.names import NAMES, NamesAgent
+from citefinder.retrieve.near import NearAgent
 from citefinder.retrieve.title import TITLES, TitleAgent
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ AGENTS: dict[str, AgentSpec] = {
     "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce", (NAMES,)),
     "authors": AgentSpec(AuthorsAgent, "'Surname et al. (2019)' next to the marker vs. authors and year", (AUTHORS,)),
     "draft": AgentSpec(DraftAgent, "the draft's own title/abstract and section heading (dense)"),
+    "near": AgentSpec(NearAgent, "BM25 over the few words right next to the marker"),
 }
 
 

@@ -123,6 +123,6 @@ def build_paper(
         key=clean_key(key),
     )
     if key and paper.key is None:
-        logger.debug("%s: ignoring citation key %r (not citable in LaTeX)", source, key)
+        log.debug("%s: ignoring citation key %r (not citable in LaTeX)", source, key)
     given = clean_space(doc_id)
     return replace(paper, doc_id=given or make_doc_id(paper))
