@@ -105,11 +105,9 @@ def read_csl_json(path: Path) -> Iterator[Paper | ImportFailure]:
             return
         data = None
     except json.JSONDecodeError as e:
-        if not text.lstrip().startswith("["):
-            yield ImportFailure(f"{name}:{e.lineno}", f"not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})")
-            return
-        data = None
-    if data is None:  # read the list item by item so one bad item does not lose the others
+        yield ImportFailure(f"{name}:{e.lineno}", f"not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})")
+        return
+    if data is None:  # too deep somewhere: read the list item by item so one bad item does not lose the others
         yield from _items_one_by_one(text, name)
         return
     if isinstance(data, dict):
