@@ -101,5 +101,5 @@ def read_jsonl(path: Path) -> Iterator[Paper | ImportFailure]:
     except (OSError, EOFError, zlib.error) as e:
         # A truncated or damaged gzip file: every line before the break was read.
         kept = f"lines 1-{lineno} were read" if lineno else "nothing could be read"
-        yield ImportFailure(name, f"the file is truncated or damaged after line {lineno} "
+        yield ImportFailure(name, f"could not read past line {lineno}: the file is truncated or damaged "
                             f"({e}); {kept}. Re-download or re-export it and import it again.")
