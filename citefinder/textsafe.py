@@ -40,3 +40,12 @@ def clean_text(text: str) -> str:
 def terminal_safe(text: str) -> str:
     """Text safe to print to a terminal: no escapes or controls (newlines and tabs kept)."""
     return clean_text(text)
+
+
+_JSON_UNSAFE = re.compile(f"[{_CONTROLS}{_BIDI}]")
+
+
+def json_safe(json_text: str) -> str:
+    """JSON text (``ensure_ascii=False``) with controls and bidi overrides written as ``\\uXXXX``
+    escapes: the same data, harmless on a terminal (they can only occur inside JSON strings)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
