@@ -20,7 +20,7 @@ def _text(name: str, value: object, *, optional: bool) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise RecordError(f"has a {json_kind(value)} in field '{name}', expected text")
+        raise RecordError(f"has a JSON {json_kind(value)} in field '{name}', expected text")
     return clean_text(value)
 
 
@@ -33,11 +33,11 @@ def checked_paper(paper: Paper) -> Paper:
     if not title:
         raise RecordError("has no title")
     if not isinstance(paper.authors, (tuple, list)):
-        raise RecordError(f"has a {json_kind(paper.authors)} in field 'authors', expected a list of names")
+        raise RecordError(f"has a JSON {json_kind(paper.authors)} in field 'authors', expected a list of names")
     authors = tuple(_text("authors", a, optional=False) or "" for a in paper.authors)
     year = paper.year
     if year is not None and (isinstance(year, bool) or not isinstance(year, (int, float)) or year != int(year)):
-        raise RecordError(f"has a {json_kind(year)} in field 'year', expected a whole number")
+        raise RecordError(f"has a JSON {json_kind(year)} in field 'year', expected a whole number")
     changes: dict[str, object] = {
         "doc_id": doc_id,
         "title": title,
