@@ -97,6 +97,7 @@ class Library:
         self._bm25: BM25Index | None = None
         self._generation: int | None = None  # the manifest generation self._bm25 and self._keys reflect
         self._keys: dict[str, Identity] | None = None  # dedupe key -> stored paper, built on first write
+        self._seen: dict[str, Any] | None = None  # the manifest as this object last read or wrote it
         self._pending = PendingQueue(store_path or self.path)  # stored papers still waiting for their vectors
 
     # --- opening --------------------------------------------------------------------------------
@@ -125,7 +126,7 @@ class Library:
             _check_store_files(settings, path, manifest)
         store_path = _read_only_copy(path) if read_only and not settings.chroma_host else None
         name = _collection_name(settings, path, manifest)
-        client = _make_client(settings, store_path or path)
+        client = _make_client(settings, store_path or path, fresh=True)
         ef = CitefinderEmbeddingFunction(embedder)
         try:
             collection = client.get_or_create_collection(
@@ -433,9 +434,13 @@ class Library:
             raise StoreUnavailableError(f"The library folder {self.path} is read-only: it can be searched but "
                                         "not changed. Copy it to a writable folder to import or remove papers.")
         with self._write_lock, self._folder_lock:
-            generation = int(read_manifest(self.path).get("generation", 0))
-            if self._generation is not None and generation != self._generation:
-                self._keys = None  # another process wrote since: its papers are not in our cached keys
+            manifest = read_manifest(self.path)
+            if self._seen is not None and manifest != self._seen:
+                # another process wrote since (or died writing): see its papers, forget cached keys and BM25
+                self._refresh_store()
+                self._keys = None
+                self._bm25 = None
+            self._seen = manifest
             yield
 
     def _chroma_get(self, doc_ids: Sequence[str]) -> list[Paper]:
@@ -506,6 +511,16 @@ class Library:
         manifest = read_manifest(self.path)
         manifest["dirty"] = dirty
         write_manifest(self.path, manifest)
+        self._seen = manifest
+
+    def _refresh_store(self) -> None:
+        """Reopen the embedded Chroma store so this process sees what another process wrote."""
+        if self.settings.chroma_host or self.read_only:
+            return
+        client = _make_client(self.settings, self.path, fresh=True)
+        self._collection = client.get_collection(self.collection_name,
+                                                 embedding_function=CitefinderEmbeddingFunction(self.embedder))
+        self._client = client
 
     def _commit(self, *, changed: bool = True) -> None:
         """After a write: when papers changed, bump the generation and rebuild BM25 from what the
@@ -526,6 +541,7 @@ class Library:
         manifest["embedded"] = self.embedded_count()
         manifest["dirty"] = False
         write_manifest(self.path, manifest)
+        self._seen = manifest
         self._generation = int(manifest.get("generation", 0))
 
     def _finish_after_failure(self, *, changed: bool) -> None:
@@ -577,6 +593,7 @@ class Library:
                 return self._bm25
             if self._generation is not None and generation != self._generation:
                 self._keys = None
+                self._refresh_store()  # another process wrote: reopen Chroma to see its papers and vectors
             folder = self.path / BM25_DIR
             index: BM25Index | None = None
             if BM25Index.saved_stamp(folder) == str(generation) and not manifest.get("dirty"):
@@ -648,8 +665,11 @@ def _same_paper(key: str, stored: Identity | None, new: Identity) -> bool:
     return not (stored.first_author and new.first_author and stored.first_author != new.first_author)
 
 
-def _make_client(settings: Settings, path: Path) -> Any:
+def _make_client(settings: Settings, path: Path, *, fresh: bool = False) -> Any:
+    """A Chroma client; ``fresh`` drops this process's cached embedded store for ``path`` first, so
+    papers and vectors another process wrote since are seen (the embedded client caches them)."""
     import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
     from chromadb.config import Settings as ChromaSettings
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
@@ -657,6 +677,9 @@ def _make_client(settings: Settings, path: Path) -> Any:
         if settings.chroma_host:
             host, _, port = settings.chroma_host.rpartition(":")
             return chromadb.HttpClient(host=host, port=int(port), settings=chroma_settings)
+        if fresh:
+            # Not stopped: objects other threads still hold keep working on the old one until dropped.
+            SharedSystemClient._identifier_to_system.pop(str(path / CHROMA_DIR), None)
         return chromadb.PersistentClient(path=str(path / CHROMA_DIR), settings=chroma_settings)
     except Exception as e:  # noqa: BLE001
         hint = " Is `chroma run` started there?" if settings.chroma_host else ""
