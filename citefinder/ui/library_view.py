@@ -213,4 +213,4 @@ def remove_section(library: Library, shown: list[Paper]) -> None:
 def flash_message() -> None:
     message = st.session_state.pop(state.LIBRARY_MESSAGE, None)
     if message:
-        st.success(escape_markdown(message))
+        st.success(message)  # built here from counts, not from user data
