@@ -98,7 +98,7 @@ def test_two_processes_importing_into_one_library_lose_nothing(tmp_path) -> None
     files = [_write_jsonl(tmp_path / f"part{k}.jsonl",
                           [{"doc_id": f"k{k}-{i}", "title": f"Process {k} paper {i} about dense retrieval"}
                            for i in range(300)]) for k in (1, 2)]
-    Library.open(Settings(library=folder))  # both writers find an existing library
+    # both writers create the new library at once, then import into it at once
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     code = "import sys; from citefinder.cli import main; sys.exit(main())"
     procs = [subprocess.Popen([sys.executable, "-c", code, "library", "import", str(f), "--library", str(folder)],

@@ -126,17 +126,26 @@ class Library:
             _check_store_files(settings, path, manifest)
         store_path = _read_only_copy(path) if read_only and not settings.chroma_host else None
         name = _collection_name(settings, path, manifest)
-        client = _make_client(settings, store_path or path, fresh=True)
-        ef = CitefinderEmbeddingFunction(embedder)
+        # Two processes creating one new store at once race inside Chroma ("table collections already exists").
+        creating = FolderLock(path) if not manifest and not read_only else None
+        if creating:
+            creating.acquire()
         try:
+            client = _make_client(settings, store_path or path, fresh=True)
+            ef = CitefinderEmbeddingFunction(embedder)
             collection = client.get_or_create_collection(
                 name,
                 embedding_function=ef,
                 configuration={"hnsw": {"space": "cosine"}},
                 metadata={"embedder": embedder.name, "max_seq_length": embedder.max_seq_length},
             )
+        except CitefinderError:
+            raise
         except Exception as e:  # noqa: BLE001 - chroma raises many kinds; one clear message
             raise LibraryError(f"Cannot open the Chroma collection {name!r} ({_where(settings)}): {e}") from e
+        finally:
+            if creating:
+                creating.release()
         meta = collection.metadata or {}
         if meta.get("embedder") not in (None, embedder.name) or meta.get("max_seq_length") not in (
             None,
