@@ -14,6 +14,7 @@ import unicodedata
 from typing import Callable, Sequence
 
 from citefinder.library.dedupe import dedupe_keys, first_author_surname
+from citefinder.textsafe import clean_text
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
@@ -156,9 +157,23 @@ def entry_type_for(paper: Paper) -> tuple[str, str | None]:
     return "misc", None
 
 
+def _clean(paper: Paper) -> Paper:
+    """``paper`` without control characters, escape sequences or bidi overrides in any text field
+    (a .bib file is read by other tools and shown in terminals; libraries imported before import
+    cleaning may still hold them)."""
+    from dataclasses import replace
+
+    def c(v: str | None) -> str | None:
+        return clean_text(v) if isinstance(v, str) else v
+
+    return replace(paper, title=c(paper.title) or "", authors=tuple(c(a) or "" for a in paper.authors),
+                   venue=c(paper.venue), doi=c(paper.doi), url=c(paper.url), arxiv_id=c(paper.arxiv_id))
+
+
 def _entry(paper: Paper, key: str):
     from bibtexparser.model import Entry, Field
 
+    paper = _clean(paper)
     entry_type, venue_field = entry_type_for(paper)
     fields = [Field("title", _protect_title(" ".join(paper.title.split())))]
     if paper.authors:

@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, default=10)
     p.add_argument("--json", action="store_true")
     _common(p)
+    p = lsub.add_parser("repair", help="rebuild the BM25 index and manifest from what the store holds")
+    _common(p)
     p = lsub.add_parser("remove", help="remove papers by doc_id")
     p.add_argument("doc_ids", nargs="+")
     _common(p)
@@ -98,43 +100,60 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 
 
-def _open_library(settings: Any) -> Any:
+def _open_library(settings: Any, *, repair: bool = False) -> Any:
     """The library, with its linked .bib/CSL-JSON files re-imported when they changed."""
     from citefinder.library.link import sync_all
     from citefinder.library.store import Library
 
-    library = Library.open(settings)
+    library = Library.open(settings, repair=repair)
     for report in sync_all(library):
         if report.changed or report.failures:
             print(report.summary(), file=sys.stderr)
     return library
 
 
+def _print_report(report: Any, lib: Any) -> None:
+    """The import summary and its failures; every line from user data made terminal-safe."""
+    from citefinder.textsafe import terminal_safe
+
+    print(f"added {report.added}, duplicates skipped {report.duplicates}, failures {len(report.failures)} "
+          f"in {report.elapsed_s:.1f} s; library now holds {lib.count()} papers")
+    for f in report.failures[:50]:
+        print(terminal_safe(f"  failed: {f.source}: {f.reason}"))
+    if len(report.failures) > 50:
+        print(f"  ... and {len(report.failures) - 50} more failures")
+
+
 def cmd_library(args: argparse.Namespace, settings: Any) -> int:
+    if args.library_command == "repair":
+        lib = _open_library(settings, repair=True)
+        for line in lib.problems() or ["the library is consistent"]:
+            print(line)
+        print(f"repaired: library holds {lib.count()} papers ({lib.pending_count()} awaiting vectors)")
+        return 0
     lib = _open_library(settings)
     if args.library_command == "import":
+        from citefinder.errors import ImportAbortedError
+
         update, close = progress_bar("importing", "papers")
         try:
             report = lib.import_files(args.files, progress=update, defer_embedding=args.defer_embedding)
+        except (ImportAbortedError, KeyboardInterrupt) as e:
+            close()
+            if getattr(e, "report", None) is not None and e.report.failures:
+                _print_report(e.report, lib)
+            raise
         finally:
             close()
-        print(f"added {report.added}, duplicates skipped {report.duplicates}, failures {len(report.failures)} "
-              f"in {report.elapsed_s:.1f} s; library now holds {lib.count()} papers")
+        _print_report(report, lib)
         if lib.pending_count():
             print(f"{lib.pending_count()} papers await dense vectors (BM25 finds them already): "
                   "run `citefinder library embed`, which can be interrupted and resumed")
-        for f in report.failures[:50]:
-            print(f"  failed: {f.source}: {f.reason}")
-        if len(report.failures) > 50:
-            print(f"  ... and {len(report.failures) - 50} more failures")
         return 0
     if args.library_command == "embed":
         update, close = progress_bar("embedding", "papers")
         try:
             n = lib.embed_pending(progress=update)
-        except KeyboardInterrupt:
-            print(f"\ninterrupted: {lib.pending_count()} papers still await vectors; run the command again to resume")
-            return 130
         finally:
             close()
         print(f"embedded {n} papers; {lib.embedded_count()} of {lib.count()} papers have dense vectors")
@@ -149,16 +168,18 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
         return 0
     if args.library_command == "search":
         from citefinder.report import paper_line
+        from citefinder.textsafe import json_safe, terminal_safe
 
         hits = lib.bm25_search(args.query, args.k)
         papers = {p.doc_id: p for p in lib.get([h.doc_id for h in hits])}
         if args.json:
-            print(json.dumps([{"rank": h.rank, "score": h.score, **papers[h.doc_id].to_dict()} for h in hits], indent=2))
+            print(json_safe(json.dumps([{"rank": h.rank, "score": h.score, **papers[h.doc_id].to_dict()} for h in hits],
+                                       indent=2)))
         elif not hits:
             print("no match" if lib.count() else "the library is empty: citefinder library import FILE")
         for h in [] if args.json else hits:
             key = papers[h.doc_id].key
-            print(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}" + (f"  key {key}" if key else ""))
+            print(terminal_safe(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}" + (f"  key {key}" if key else "")))
         return 0
     if args.library_command in ("link", "unlink", "links"):
         from citefinder import cli_fill
@@ -179,13 +200,14 @@ def _pipeline(settings: Any) -> Any:
 
 def cmd_find(args: argparse.Namespace, settings: Any) -> int:
     from citefinder.report import render_result
+    from citefinder.textsafe import json_safe, terminal_safe
 
     text = sys.stdin.read() if args.text == "-" else args.text
     results = _pipeline(settings).cite_text(text)
     if args.json:
-        print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+        print(json_safe(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False)))
     else:
-        print("\n\n".join(_with_key(render_result(r, top=args.top), r) for r in results))
+        print(terminal_safe("\n\n".join(_with_key(render_result(r, top=args.top), r) for r in results)))
     return 0
 
 
@@ -207,6 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from citefinder.config import offline_environment
 
     offline_environment()
+    settings = None
     try:
         settings = settings_from_args(args)
         if args.command == "library":
@@ -227,12 +250,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cli_reranker.run(args, settings)
         return cmd_fill(args, settings)
     except CitefinderError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {_one_line(e)}", file=sys.stderr)
         return 2
-    except ValueError as e:  # settings validation
-        print(f"error: invalid setting: {e}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt as e:
+        # ImportInterrupted says what was kept and how to resume; a bare Ctrl-C elsewhere needs no more
+        print(f"\n{_one_line(e) or 'interrupted'}", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - the last line of defence: one clear line, details with -v
+        return _report_unexpected(e, settings, verbose=args.verbose)
 
+
+def _one_line(e: BaseException) -> str:
+    from citefinder.textsafe import terminal_safe
+
+    return terminal_safe(" ".join(str(e).split()))
+
+
+def _report_unexpected(e: Exception, settings: Any, *, verbose: bool) -> int:
+    """Each error class as itself: invalid settings, a lost store, a full disk, or a bug."""
+    from pydantic import ValidationError
+
+    from citefinder.library import faults
+
+    log.debug("unhandled error", exc_info=True)
+    if isinstance(e, ValidationError):
+        problems = "; ".join(f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in e.errors())
+        print(f"error: invalid setting: {problems}", file=sys.stderr)
+        return 2
+    kind = faults.classify(e)
+    if kind != faults.OTHER:
+        where = "the library"
+        if settings is not None:
+            where = f"server {settings.chroma_host}" if settings.chroma_host else str(settings.library)
+        print(f"error: {faults.explain(e, where=where, kept='nothing was changed by this command', resume='run it again')}",
+              file=sys.stderr)
+        return 2
+    hint = "" if verbose else " (run with -v for the traceback)"
+    if verbose:
+        log.error("unexpected error", exc_info=e)
+    print(f"error: unexpected {type(e).__name__}: {_one_line(e)}{hint}", file=sys.stderr)
+    return 1
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -50,3 +50,27 @@ class NoSlotsError(InputError):
 
 class LLMError(CitefinderError):
     """The configured LLM endpoint failed (connection, timeout, HTTP error)."""
+
+
+class LibraryDamagedError(LibraryError):
+    """Part of the library is missing or damaged; the message names it and how to repair."""
+
+
+class StoreUnavailableError(LibraryError):
+    """The store cannot be written or reached: a lost Chroma server, a full disk, a read-only folder."""
+
+
+class ImportAbortedError(LibraryError):
+    """An import stopped part-way; ``report`` says what was stored before it stopped."""
+
+    def __init__(self, message: str, report: object | None = None) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+class ImportInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an import or embed; the message says what was kept and how to resume."""
+
+    def __init__(self, message: str, report: object | None = None) -> None:
+        super().__init__(message)
+        self.report = report

@@ -4,27 +4,54 @@ server (``HttpClient``); only the client differs.
 
 Writes go to Chroma in batches, so a killed import keeps every fully written batch; the BM25
 index is derived from what Chroma holds and is rebuilt whenever it does not match.
+
+What one library folder supports: any number of readers (processes or threads) and one writer
+at a time. Writers (import, embed, remove, repair; CLI or app) take a cross-process lock on the
+folder, so a second writer waits for the first (Chroma's embedded store is single-process and
+silently loses vectors otherwise). Several writers at once need a Chroma server (``chroma run``);
+each folder then gets its own collection on it. The manifest (``library.json``) records the
+generation and how many papers the store should hold: readers notice a newer generation and
+reload BM25 and the dedupe keys, and a vanished or truncated store is reported, never read as an
+empty library (``citefinder library repair`` accepts what is left and rebuilds the rest).
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import logging
+import os
 import shutil
+import tempfile
 import threading
 import time
 from dataclasses import replace
+import weakref
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from citefinder.config import Settings
-from citefinder.errors import EmbedderMismatchError, LibraryError
+from citefinder.errors import (
+    CitefinderError,
+    EmbedderMismatchError,
+    ImportAbortedError,
+    ImportInterrupted,
+    LibraryDamagedError,
+    LibraryError,
+    StoreUnavailableError,
+)
+from citefinder.library import faults
 from citefinder.library.bm25index import BM25Index, bm25_text
 from citefinder.library.chroma_records import embedding_text, from_record, to_metadata, to_update_metadata
 from citefinder.library.dedupe import dedupe_keys, normalize_title
 from citefinder.library.derived import DerivedIndexes, IndexKind
 from citefinder.library.embedder import CitefinderEmbeddingFunction, Embedder
+from citefinder.library.formats.common import RecordError
+from citefinder.library.lockfile import FolderLock
+from citefinder.library.manifest import MANIFEST, read_manifest, write_manifest
+from citefinder.library.pending import FILE as PENDING_FILE
 from citefinder.library.pending import PendingQueue
+from citefinder.library.validate import checked_paper
 from citefinder.types import Hit, ImportFailure, ImportReport, Paper
 
 log = logging.getLogger(__name__)
@@ -39,7 +66,6 @@ class Identity(NamedTuple):
     year: int | None
     first_author: str | None
 
-MANIFEST = "library.json"
 BM25_DIR = "bm25"
 CHROMA_DIR = "chroma"
 WRITE_BATCH = 256
@@ -50,58 +76,107 @@ _PAGE = 5000
 
 
 class Library:
-    """Open with :meth:`open`. Thread-safe for concurrent readers; writes are serialised."""
+    """Open with :meth:`open`. Thread-safe for concurrent readers; writes are serialised across
+    threads and processes (see the module docstring for what one folder supports)."""
 
-    def __init__(self, settings: Settings, client: Any, collection: Any, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        client: Any,
+        collection: Any,
+        embedder: Embedder,
+        *,
+        collection_name: str | None = None,
+        read_only: bool = False,
+        store_path: Path | None = None,
+    ) -> None:
         self.settings = settings
         self.path = Path(settings.library)
         self.embedder = embedder
+        self.collection_name = collection_name or settings.collection
+        self.read_only = read_only  # a read-only folder is searched through a temporary copy of its store
         self._client = client
         self._collection = collection
         self._write_lock = threading.RLock()
+        self._folder_lock = FolderLock(self.path)  # one writer per folder across processes
         self._bm25: BM25Index | None = None
+        self._generation: int | None = None  # the manifest generation self._bm25 and self._keys reflect
         self._keys: dict[str, Identity] | None = None  # dedupe key -> stored paper, built on first write
-        self._pending = PendingQueue(self.path)  # stored papers still waiting for their vectors
+        self._seen: dict[str, Any] | None = None  # the manifest as this object last read or wrote it
+        self._pending = PendingQueue(store_path or self.path)  # stored papers still waiting for their vectors
         self._derived = DerivedIndexes(self.path)  # agents' indexes (titles, names, vectors), per generation
 
     # --- opening --------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, settings: Settings, *, embedder: Embedder | None = None) -> "Library":
-        """Open (or create) the library folder named by ``settings.library``."""
+    def open(cls, settings: Settings, *, embedder: Embedder | None = None, repair: bool = False) -> "Library":
+        """Open (or create) the library folder named by ``settings.library``.
+
+        Raises LibraryDamagedError when the store holds fewer papers than the manifest says it
+        should (a deleted or truncated store); ``repair=True`` accepts what is there instead and
+        rebuilds BM25 and the manifest from it (see :meth:`repair`).
+        """
         path = Path(settings.library)
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise LibraryError(f"Cannot create the library folder {path}: {e}") from e
+            if not path.is_dir():
+                raise LibraryError(f"Cannot create the library folder {path}: {e}") from e
         embedder = embedder or Embedder(settings.embedder, settings.embed_max_seq_length, settings.embed_batch_size)
-        manifest = _read_manifest(path)
+        manifest = read_manifest(path)
         _check_embedder(path, manifest, embedder)
-        client = _make_client(settings, path)
-        ef = CitefinderEmbeddingFunction(embedder)
+        read_only = not _writable(path)
+        if read_only and repair:
+            raise StoreUnavailableError(f"The library folder {path} is read-only; it can be searched but not repaired.")
+        if not repair:
+            _check_store_files(settings, path, manifest)
+        store_path = _read_only_copy(path) if read_only and not settings.chroma_host else None
+        name = _collection_name(settings, path, manifest)
+        # Two processes creating one new store at once race inside Chroma ("table collections already exists").
+        creating = FolderLock(path) if not manifest and not read_only else None
+        if creating:
+            creating.acquire()
         try:
+            client = _make_client(settings, store_path or path, fresh=True)
+            ef = CitefinderEmbeddingFunction(embedder)
             collection = client.get_or_create_collection(
-                settings.collection,
+                name,
                 embedding_function=ef,
                 configuration={"hnsw": {"space": "cosine", "ef_search": HNSW_EF_SEARCH}},
                 metadata={"embedder": embedder.name, "max_seq_length": embedder.max_seq_length},
             )
+        except CitefinderError:
+            raise
         except Exception as e:  # noqa: BLE001 - chroma raises many kinds; one clear message
-            raise LibraryError(f"Cannot open the Chroma collection {settings.collection!r} ({_where(settings)}): {e}") from e
+            raise LibraryError(f"Cannot open the Chroma collection {name!r} ({_where(settings)}): {e}") from e
+        finally:
+            if creating:
+                creating.release()
         meta = collection.metadata or {}
         if meta.get("embedder") not in (None, embedder.name) or meta.get("max_seq_length") not in (
             None,
             embedder.max_seq_length,
         ):
             raise EmbedderMismatchError(
-                f"The collection {settings.collection!r} holds vectors made by embedder {meta.get('embedder')!r} "
+                f"The collection {name!r} holds vectors made by embedder {meta.get('embedder')!r} "
                 f"(max_seq_length {meta.get('max_seq_length')}), but {embedder.name!r} "
                 f"(max_seq_length {embedder.max_seq_length}) is configured. Set CITEFINDER_EMBEDDER / "
                 "CITEFINDER_EMBED_MAX_SEQ_LENGTH to match, or use a new library folder."
             )
-        if not manifest:
-            _write_manifest(path, {"version": 1, "embedder": embedder.spec.to_dict(), "generation": 0, "dirty": False})
-        lib = cls(settings, client, collection, embedder)
+        lib = cls(settings, client, collection, embedder, collection_name=name, read_only=read_only,
+                  store_path=store_path)
+        if store_path is not None:
+            weakref.finalize(lib, shutil.rmtree, str(store_path), True)
+        if not read_only and not manifest:
+            with lib._writing():
+                if not read_manifest(path):
+                    write_manifest(path, {"version": 1, "embedder": embedder.spec.to_dict(), "collection": name,
+                                          "generation": 0, "dirty": False,
+                                          "papers": lib.count(), "embedded": lib.embedded_count()})
+        if repair:
+            lib.repair()
+        else:
+            lib._check_counts()
         lib._ensure_bm25()
         return lib
 
@@ -197,11 +272,11 @@ class Library:
             offset += len(batch)
 
     def stats(self) -> dict[str, Any]:
-        manifest = _read_manifest(self.path)
+        manifest = read_manifest(self.path)
         return {
             "library": str(self.path.resolve()),
-            "mode": _where(self.settings),
-            "collection": self.settings.collection,
+            "mode": _where(self.settings) + (" (read-only folder: searching a copy)" if self.read_only else ""),
+            "collection": self.collection_name,
             "papers": self.count(),
             "awaiting_vectors": self.pending_count(),
             "bm25_documents": len(self._ensure_bm25()),
@@ -209,6 +284,23 @@ class Library:
             "generation": manifest.get("generation", 0),
             "disk_bytes": _du(self.path),
         }
+
+    def problems(self) -> list[str]:
+        """What is wrong with this library now (counts that disagree, an index to rebuild); [] when healthy."""
+        manifest = read_manifest(self.path)
+        found: list[str] = []
+        if not manifest:
+            found.append(f"the manifest {self.path / MANIFEST} is missing or damaged")
+        if manifest.get("dirty") and self._folder_lock.acquire(blocking=False):
+            self._folder_lock.release()
+            found.append("an earlier write did not finish (the process was killed or lost its store)")
+        n = self.count()
+        if manifest and not manifest.get("dirty") and "papers" in manifest and manifest["papers"] != n:
+            found.append(f"the manifest expects {manifest['papers']} papers but the store holds {n}")
+        bm25 = self._ensure_bm25()
+        if len(bm25) != n:
+            found.append(f"the BM25 index holds {len(bm25)} papers but the store holds {n}")
+        return found
 
     # --- writing --------------------------------------------------------------------------------
 
@@ -222,52 +314,65 @@ class Library:
     ) -> ImportReport:
         """Add papers, skipping duplicates (DOI, arXiv id, then normalised title) of stored or earlier ones.
 
-        Papers are embedded and written in batches; the BM25 index is rebuilt once at the end.
+        Papers are checked (:func:`citefinder.library.validate.checked_paper`: a bad one becomes an
+        ImportFailure), embedded and written in batches; the BM25 index is rebuilt once at the end.
         With ``defer_embedding`` they are only queued (no model runs): BM25 finds them as soon as
         the import ends, and :meth:`embed_pending` adds their vectors later, resumably.
         ``ImportFailure`` items in the stream are passed through into the report.
+
+        A dedupe key is remembered only once its paper is stored, so a failed write can be retried.
+        Raises ImportAbortedError (ImportInterrupted on Ctrl-C) saying how many papers were stored
+        when the disk, the server or the user stops the import.
         """
         t0 = time.perf_counter()
-        with self._write_lock:
+        added: list[str] = []
+        failures: list[ImportFailure] = []
+        dupes = 0
+        with self._writing():
             keys = self._dedupe_keys()
-            added: list[str] = []
-            failures: list[ImportFailure] = []
-            dupes = seen = 0
-            batch: list[Paper] = []
+            batch: list[tuple[Paper, tuple[str, ...], Identity]] = []
+            batch_keys: dict[str, Identity] = {}  # keys of papers in the batch not yet stored
             fresh: set[str] = set()  # doc_ids added by this call
             rekey: dict[str, str] = {}  # stored doc_id -> the citation key a re-import gives it
             self._mark_dirty(True)
             try:
-                for item in papers:
-                    seen += 1
+                for seen, item in enumerate(papers, start=1):
                     if isinstance(item, ImportFailure):
                         failures.append(item)
-                    elif not item.title.strip():
-                        failures.append(ImportFailure(item.source or item.doc_id, "record has no title"))
                     else:
-                        pkeys = dedupe_keys(item) + (f"id:{item.doc_id}",)
-                        who = _identity(item)
-                        match = next((keys[k] for k in pkeys if _same_paper(k, keys.get(k), who)), None)
-                        if match is not None:
-                            dupes += 1
-                            if item.key and match.doc_id not in fresh:  # a re-imported .bib updates the key
-                                rekey[match.doc_id] = item.key
-                        else:
-                            fresh.add(item.doc_id)
-                            for k in pkeys:
-                                keys.setdefault(k, who)
-                            batch.append(item)
+                        try:
+                            paper = checked_paper(item)
+                        except RecordError as e:
+                            failures.append(ImportFailure(_source(item), f"record {e}"))
+                            paper = None
+                        if paper is not None:
+                            pkeys = dedupe_keys(paper) + (f"id:{paper.doc_id}",)
+                            who = _identity(paper)
+                            known = [keys.get(k) or batch_keys.get(k) for k in pkeys]
+                            match = next((m for k, m in zip(pkeys, known, strict=True) if _same_paper(k, m, who)), None)
+                            if match is not None:
+                                dupes += 1
+                                if paper.key and match.doc_id not in fresh:  # a re-imported .bib updates the key
+                                    rekey[match.doc_id] = paper.key
+                            else:
+                                fresh.add(paper.doc_id)
+                                for k in pkeys:
+                                    batch_keys.setdefault(k, who)
+                                batch.append((paper, pkeys, who))
                     if len(batch) >= WRITE_BATCH:
-                        added += self._queue_batch(batch) if defer_embedding else self._write_batch(batch)
-                        batch = []
+                        self._store_batch(batch, keys, added, failures, defer_embedding)
+                        batch, batch_keys = [], {}
                     if progress:
                         progress(seen, total)
                 if batch:
-                    added += self._queue_batch(batch) if defer_embedding else self._write_batch(batch)
+                    self._store_batch(batch, keys, added, failures, defer_embedding)
                 if rekey:
                     self._set_keys(rekey)
-            finally:
-                self._commit()
+            except BaseException as e:
+                report = ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
+                self._finish_after_failure(changed=bool(added))
+                raise self._aborted(e, report, "import") from e
+            self._commit(changed=bool(added) or bool(rekey))
         return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
 
     def import_files(
@@ -295,28 +400,45 @@ class Library:
     def embed_pending(self, *, progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> int:
         """Embed queued papers batch by batch into Chroma; returns how many were embedded.
 
-        Safe to interrupt and re-run: a batch leaves the queue only after Chroma holds it.
+        Safe to interrupt and re-run: a batch leaves the queue only after Chroma holds it. A queued
+        paper Chroma cannot store (bad metadata from an older version) is logged and dropped, so
+        the queue always empties.
         """
         done = 0
         total = self._pending.count()
-        while not (should_stop and should_stop()):
-            with self._write_lock:
-                batch = self._pending.take(WRITE_BATCH)
-                if not batch:
-                    break
-                already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
-                todo = [p for p in batch if p.doc_id not in already]
-                if todo:
-                    self._write_batch(todo)
-                self._pending.remove([p.doc_id for p in batch])
-            done += len(batch)
-            if progress:
-                progress(done, total)
+        with self._writing():
+            self._mark_dirty(True)
+            try:
+                while not (should_stop and should_stop()):
+                    batch = self._pending.take(WRITE_BATCH)
+                    if not batch:
+                        break
+                    already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
+                    todo = [(p, (), _identity(p)) for p in batch if p.doc_id not in already]
+                    if todo:
+                        failures: list[ImportFailure] = []
+                        self._store_batch(todo, None, [], failures, False)
+                        for f in failures:
+                            log.warning("dropped from the embedding queue: %s: %s", f.source, f.reason)
+                    self._pending.remove([p.doc_id for p in batch])
+                    done += len(batch)
+                    if progress:
+                        progress(done, total)
+            except BaseException as e:
+                self._finish_after_failure(changed=bool(done))
+                left = f"{done} papers were embedded and the others still wait in the queue"
+                if faults.classify(e) == faults.INTERRUPTED:
+                    raise ImportInterrupted(f"Interrupted: {left}; run `citefinder library embed` again to resume.") from e
+                if isinstance(e, CitefinderError):
+                    raise
+                raise StoreUnavailableError(faults.explain(e, where=_where(self.settings), kept=left,
+                                                           resume="run `citefinder library embed` again")) from e
+            self._commit(changed=bool(done))
         return done
 
     def remove(self, doc_ids: Sequence[str]) -> int:
         """Remove papers by doc_id; returns how many existed."""
-        with self._write_lock:
+        with self._writing():
             present = [p.doc_id for p in self.get(doc_ids)]
             if not present:
                 return 0
@@ -326,9 +448,16 @@ class Library:
                 if in_chroma:
                     self._collection.delete(ids=in_chroma)
                 self._pending.remove(present)
-            finally:
+            except BaseException as e:
                 self._keys = None
-                self._commit()
+                self._finish_after_failure(changed=True)
+                if isinstance(e, (CitefinderError, KeyboardInterrupt)):
+                    raise
+                raise StoreUnavailableError(faults.explain(
+                    e, where=_where(self.settings), kept="some of the papers may have been removed",
+                    resume="run the removal again")) from e
+            self._keys = None
+            self._commit(changed=True)
             return len(present)
 
     # --- citation keys and in-place updates (issue 11) -------------------------------------------
@@ -363,7 +492,7 @@ class Library:
         new = {p.doc_id: p for p in papers}
         if not new:
             return 0
-        with self._write_lock:
+        with self._writing():
             old = {p.doc_id: p for p in self._chroma_get(list(new))}
             queued = self._pending.get([i for i in new if i not in old])
             if not old and not queued:
@@ -387,9 +516,12 @@ class Library:
                     )
                 if queued:
                     self._pending.replace([new[i] for i in queued])
-            finally:
+            except BaseException:
                 self._keys = None
-                self._commit()
+                self._finish_after_failure(changed=True)
+                raise
+            self._keys = None
+            self._commit(changed=True)
             return len(changed)
 
     def _set_keys(self, keys: dict[str, str]) -> None:
@@ -404,11 +536,85 @@ class Library:
             self._collection.update(ids=sorted(in_chroma), metadatas=[{"key": keys[i]} for i in sorted(in_chroma)])
         self._pending.replace([p for p in renamed if p.doc_id not in in_chroma])
 
+    def repair(self) -> list[str]:
+        """Rebuild what can be rebuilt from the stored papers (BM25, dedupe keys, manifest counts);
+        returns what was done, one line each. Accepts the store as it now is."""
+        done: list[str] = []
+        with self._writing():
+            before = read_manifest(self.path)
+            n = self.count()
+            if before.get("papers") not in (None, n):
+                done.append(f"the store holds {n} papers (the manifest expected {before.get('papers')}); kept as is")
+            self._keys = None
+            manifest = dict(before) or {"version": 1, "embedder": self.embedder.spec.to_dict()}
+            manifest.setdefault("collection", self.collection_name)
+            manifest["generation"] = int(manifest.get("generation", 0)) + 1
+            manifest["dirty"] = True
+            write_manifest(self.path, manifest)
+            self._rebuild_bm25(str(manifest["generation"]))
+            done.append(f"rebuilt the BM25 index over {len(self._bm25 or [])} papers")
+            self._record_state(manifest)
+            done.append(f"rewrote the manifest (generation {manifest['generation']}, {n} papers, "
+                        f"{self.pending_count()} awaiting vectors)")
+        return done
+
     # --- internals ------------------------------------------------------------------------------
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold this folder's write lock (threads and processes) and start from the newest state."""
+        if self.read_only:
+            raise StoreUnavailableError(f"The library folder {self.path} is read-only: it can be searched but "
+                                        "not changed. Copy it to a writable folder to import or remove papers.")
+        with self._write_lock, self._folder_lock:
+            manifest = read_manifest(self.path)
+            if self._seen is not None and manifest != self._seen:
+                # another process wrote since (or died writing): see its papers, forget cached keys and BM25
+                self._refresh_store()
+                self._keys = None
+                self._bm25 = None
+            self._seen = manifest
+            yield
 
     def _chroma_get(self, doc_ids: Sequence[str]) -> list[Paper]:
         res = self._collection.get(ids=list(doc_ids), include=["metadatas", "documents"])
         return [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+
+    def _store_batch(
+        self,
+        batch: list[tuple[Paper, tuple[str, ...], Identity]],
+        keys: dict[str, Identity] | None,
+        added: list[str],
+        failures: list[ImportFailure],
+        defer: bool,
+    ) -> None:
+        """Write a batch; remember its dedupe keys only for papers that were stored.
+
+        A failure the store blames on the records (not the disk, server or user) is retried paper
+        by paper, so one unstorable paper costs only itself.
+        """
+        write = self._queue_batch if defer else self._write_batch
+        papers = [p for p, _, _ in batch]
+        try:
+            stored = set(write(papers))
+        except Exception as e:  # noqa: BLE001 - sorted below: environmental errors stop the import
+            if faults.is_environmental(e) or isinstance(e, CitefinderError):
+                raise
+            log.warning("writing a batch of %d papers failed (%s); writing them one by one", len(papers), e)
+            stored = set()
+            for p in papers:
+                try:
+                    stored.update(write([p]))
+                except Exception as e1:  # noqa: BLE001
+                    if faults.is_environmental(e1) or isinstance(e1, CitefinderError):
+                        raise
+                    failures.append(ImportFailure(_source(p), f"could not be stored: {type(e1).__name__}: {e1}"))
+        for p, pkeys, who in batch:
+            if p.doc_id in stored:
+                added.append(p.doc_id)
+                if keys is not None:
+                    for k in pkeys:
+                        keys.setdefault(k, who)
 
     def _queue_batch(self, batch: list[Paper]) -> list[str]:
         self._pending.add(batch)
@@ -434,17 +640,42 @@ class Library:
         return self._keys
 
     def _mark_dirty(self, dirty: bool) -> None:
-        manifest = _read_manifest(self.path)
+        """Only under the write lock: readers never touch the manifest."""
+        manifest = read_manifest(self.path)
         manifest["dirty"] = dirty
-        _write_manifest(self.path, manifest)
+        write_manifest(self.path, manifest)
+        self._seen = manifest
 
-    def _commit(self) -> None:
-        """Bump the generation and rebuild BM25 from what Chroma now holds."""
-        manifest = _read_manifest(self.path)
-        manifest["generation"] = int(manifest.get("generation", 0)) + 1
-        self._rebuild_bm25(str(manifest["generation"]))
+    def _refresh_store(self) -> None:
+        """Reopen the embedded Chroma store so this process sees what another process wrote."""
+        if self.settings.chroma_host or self.read_only:
+            return
+        client = _make_client(self.settings, self.path, fresh=True)
+        self._collection = client.get_collection(self.collection_name,
+                                                 embedding_function=CitefinderEmbeddingFunction(self.embedder))
+        self._client = client
+
+    def _commit(self, *, changed: bool = True) -> None:
+        """After a write: when papers changed, bump the generation and rebuild BM25 from what the
+        store now holds; record the expected counts; clear the dirty flag last."""
+        manifest = read_manifest(self.path)
+        if changed or self._bm25 is None or len(self._bm25) != self.count():
+            manifest["generation"] = int(manifest.get("generation", 0)) + 1
+            try:
+                self._rebuild_bm25(str(manifest["generation"]))
+            except BaseException:
+                shutil.rmtree(self.path / f"{BM25_DIR}.tmp-{os.getpid()}", ignore_errors=True)
+                raise
+        self._record_state(manifest)
+
+    def _record_state(self, manifest: dict[str, Any]) -> None:
+        manifest.setdefault("collection", self.collection_name)
+        manifest["papers"] = self.count()
+        manifest["embedded"] = self.embedded_count()
         manifest["dirty"] = False
-        _write_manifest(self.path, manifest)
+        write_manifest(self.path, manifest)
+        self._seen = manifest
+        self._generation = int(manifest.get("generation", 0))
         self._rebuild_derived()
 
     def _rebuild_derived(self) -> None:
@@ -456,37 +687,101 @@ class Library:
         except Exception as e:  # noqa: BLE001 - derived data is rebuilt on first use anyway
             log.warning("building derived indexes failed (they are rebuilt on first use): %s", e)
 
+    def _finish_after_failure(self, *, changed: bool) -> None:
+        """Best effort after a failed write; the first error stays the one reported. When this
+        fails too (dead server, full disk) the dirty flag stays set and the next opening rebuilds."""
+        try:
+            self._commit(changed=changed)
+        except BaseException as e:  # noqa: BLE001 - never hide the error that stopped the write
+            log.warning("could not update the BM25 index and manifest after the failure (%s: %s); "
+                        "they will be rebuilt when the library is next opened", type(e).__name__, e)
+
+    def _aborted(self, error: BaseException, report: ImportReport, what: str) -> BaseException:
+        """The exception to raise for an import stopped by ``error``: what was kept and how to resume."""
+        kept = f"{report.added} papers of this {what} were stored"
+        resume = "run the same import again (papers already stored are skipped as duplicates)"
+        if faults.classify(error) == faults.INTERRUPTED:
+            return ImportInterrupted(f"Interrupted: {kept}; {resume}.", report)
+        if isinstance(error, CitefinderError):
+            return error
+        return ImportAbortedError(faults.explain(error, where=_where(self.settings), kept=kept, resume=resume), report)
+
     def _stamp(self) -> str:
-        return str(_read_manifest(self.path).get("generation", 0))
+        return str(read_manifest(self.path).get("generation", 0))
+
+    def _check_counts(self) -> None:
+        """A store holding fewer papers than the last finished write recorded was truncated or lost."""
+        manifest = read_manifest(self.path)
+        if manifest.get("dirty") or "embedded" not in manifest:
+            return
+        embedded, pending = self.embedded_count(), self.pending_count()
+        expected_pending = int(manifest.get("papers", 0)) - int(manifest["embedded"])
+        if embedded < int(manifest["embedded"]) or pending < expected_pending:
+            raise LibraryDamagedError(
+                f"The library at {self.path} should hold {manifest['papers']} papers ({manifest['embedded']} with "
+                f"vectors) but its store holds {embedded + pending} ({embedded} with vectors): part of the store "
+                f"({_where(self.settings)}) is missing or damaged. Restore it from a backup, or run "
+                "`citefinder library repair` to accept what is left and rebuild the indexes."
+            )
 
     def _ensure_bm25(self) -> BM25Index:
-        if self._bm25 is not None:
+        """The BM25 index of the newest generation: reloaded when another process wrote, rebuilt
+        when missing, stale or damaged (saved only by whoever can take the write lock)."""
+        manifest = read_manifest(self.path)
+        generation = int(manifest.get("generation", 0))
+        if self._bm25 is not None and (generation == self._generation or self._folder_lock.held()):
             return self._bm25
         with self._write_lock:
-            if self._bm25 is not None:
+            if self._bm25 is not None and generation == self._generation:
                 return self._bm25
+            if self._generation is not None and generation != self._generation:
+                self._keys = None
+                self._refresh_store()  # another process wrote: reopen Chroma to see its papers and vectors
             folder = self.path / BM25_DIR
-            manifest = _read_manifest(self.path)
-            stamp = BM25Index.saved_stamp(folder)
             index: BM25Index | None = None
-            if stamp is not None and stamp == self._stamp() and not manifest.get("dirty"):
-                index = BM25Index.load(folder)
-                if len(index) != self.count():
+            if BM25Index.saved_stamp(folder) == str(generation) and not manifest.get("dirty"):
+                try:
+                    index = BM25Index.load(folder)
+                    if len(index) != self.count():
+                        index = None
+                except Exception as e:  # noqa: BLE001 - a truncated or half-deleted index is rebuilt
+                    log.warning("the BM25 index in %s is damaged (%s: %s); rebuilding it", folder, type(e).__name__, e)
                     index = None
             if index is None:
                 log.info("BM25 index missing or stale in %s; rebuilding from the store", self.path)
-                manifest["dirty"] = False
-                _write_manifest(self.path, manifest)
-                index = self._rebuild_bm25(self._stamp())
+                index = self._rebuild_from_store_if_free(generation)
             self._bm25 = index
+            self._generation = generation
             return index
 
-    def _rebuild_bm25(self, stamp: str) -> BM25Index:
+    def _rebuild_from_store_if_free(self, generation: int) -> BM25Index:
+        """Rebuild BM25; save it (and finish a dead writer's commit) only if no writer is running."""
+        if self.read_only or not self._folder_lock.acquire(blocking=False):
+            return self._rebuild_bm25(str(generation), save=False)
+        try:
+            manifest = read_manifest(self.path)
+            if int(manifest.get("generation", 0)) != generation or not manifest:
+                return self._rebuild_bm25(str(generation), save=False)
+            index = self._rebuild_bm25(str(generation))
+            self._record_state(manifest)  # no writer runs: a leftover dirty flag is from a dead one
+            return index
+        except OSError as e:
+            log.warning("could not save the rebuilt BM25 index in %s: %s", self.path, e)
+            shutil.rmtree(self.path / f"{BM25_DIR}.tmp-{os.getpid()}", ignore_errors=True)
+            return self._bm25 if self._bm25 is not None else self._rebuild_bm25(str(generation), save=False)
+        finally:
+            self._folder_lock.release()
+
+    def _rebuild_bm25(self, stamp: str, *, save: bool = True) -> BM25Index:
+        """Rebuild the derived indexes (BM25) from the stored papers: the one place that does."""
         ids, texts = [], []
         for p in self.iter_papers():
             ids.append(p.doc_id)
             texts.append(bm25_text(p))
         index = BM25Index.build(ids, texts)
+        if not save:
+            self._bm25 = index
+            return index
         index.save(self.path / BM25_DIR, stamp=stamp)
         self._bm25 = BM25Index.load(self.path / BM25_DIR) if ids else index
         return self._bm25
@@ -513,8 +808,11 @@ def _same_paper(key: str, stored: Identity | None, new: Identity) -> bool:
     return not (stored.first_author and new.first_author and stored.first_author != new.first_author)
 
 
-def _make_client(settings: Settings, path: Path) -> Any:
+def _make_client(settings: Settings, path: Path, *, fresh: bool = False) -> Any:
+    """A Chroma client; ``fresh`` drops this process's cached embedded store for ``path`` first, so
+    papers and vectors another process wrote since are seen (the embedded client caches them)."""
     import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
     from chromadb.config import Settings as ChromaSettings
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
@@ -522,6 +820,9 @@ def _make_client(settings: Settings, path: Path) -> Any:
         if settings.chroma_host:
             host, _, port = settings.chroma_host.rpartition(":")
             return chromadb.HttpClient(host=host, port=int(port), settings=chroma_settings)
+        if fresh:
+            # Not stopped: objects other threads still hold keep working on the old one until dropped.
+            SharedSystemClient._identifier_to_system.pop(str(path / CHROMA_DIR), None)
         return chromadb.PersistentClient(path=str(path / CHROMA_DIR), settings=chroma_settings)
     except Exception as e:  # noqa: BLE001
         hint = " Is `chroma run` started there?" if settings.chroma_host else ""
@@ -546,17 +847,69 @@ def _check_embedder(path: Path, manifest: dict[str, Any], embedder: Embedder) ->
         )
 
 
-def _read_manifest(path: Path) -> dict[str, Any]:
+def _source(paper: Any) -> str:
+    source = getattr(paper, "source", None)
+    doc_id = getattr(paper, "doc_id", None)
+    return str(source if isinstance(source, str) and source else doc_id if isinstance(doc_id, str) else "record")
+
+
+def _writable(path: Path) -> bool:
+    """Can files be created in ``path``? (``os.access`` says yes to root on a read-only mount.)"""
     try:
-        return dict(json.loads((path / MANIFEST).read_text()))
-    except (OSError, ValueError):
-        return {}
+        fd, name = tempfile.mkstemp(prefix=".write-test-", dir=path)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(name)
+    return True
 
 
-def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
-    tmp = path / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2))
-    tmp.replace(path / MANIFEST)
+def _read_only_copy(path: Path) -> Path:
+    """A temporary copy of a read-only folder's store: Chroma's embedded client must write to open one."""
+    tmp = Path(tempfile.mkdtemp(prefix="citefinder-readonly-"))
+    log.warning("the library folder %s is read-only; searching a temporary copy of its store in %s", path, tmp)
+    try:
+        if (path / CHROMA_DIR).is_dir():
+            shutil.copytree(path / CHROMA_DIR, tmp / CHROMA_DIR)
+        if (path / PENDING_FILE).is_file():
+            shutil.copy2(path / PENDING_FILE, tmp / PENDING_FILE)
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise StoreUnavailableError(f"The library folder {path} is read-only and its store could not be copied "
+                                    f"to a temporary folder to search it: {e}") from e
+    return tmp
+
+
+def _check_store_files(settings: Settings, path: Path, manifest: dict[str, Any]) -> None:
+    """Before opening: a store file the manifest says holds papers must exist and not be empty."""
+    if manifest.get("dirty"):
+        return
+    papers, embedded = int(manifest.get("papers", 0) or 0), int(manifest.get("embedded", 0) or 0)
+    files = []
+    if not settings.chroma_host and embedded > 0:
+        files.append((path / CHROMA_DIR / "chroma.sqlite3", embedded, "with vectors"))
+    if papers - embedded > 0:
+        files.append((path / PENDING_FILE, papers - embedded, "awaiting vectors"))
+    for file, n, what in files:
+        if not file.is_file() or file.stat().st_size == 0:
+            state = "missing" if not file.exists() else "empty"
+            raise LibraryDamagedError(
+                f"The library at {path} should hold {n} papers {what}, but {file} is {state}. Restore the folder "
+                "from a backup, or run `citefinder library repair` to accept the loss and rebuild the indexes."
+            )
+
+
+def _collection_name(settings: Settings, path: Path, manifest: dict[str, Any]) -> str:
+    """The Chroma collection of this folder: the explicit setting, else the one the manifest names,
+    else (on a server, for a new folder) one derived from the folder so folders never share one."""
+    if "collection" in settings.model_fields_set:
+        return settings.collection
+    if manifest.get("collection"):
+        return str(manifest["collection"])
+    if not settings.chroma_host or manifest:  # embedded, or a library made before folders had their own
+        return settings.collection
+    digest = hashlib.sha1(str(path.expanduser().resolve()).encode()).hexdigest()[:12]
+    return f"{settings.collection}-{digest}"
 
 
 def _estimate_records(path: Path) -> int | None:
@@ -565,12 +918,13 @@ def _estimate_records(path: Path) -> int | None:
     if not path.exists() or not (name.endswith(".jsonl") or name.endswith(".jsonl.gz") or name.endswith(".ndjson")):
         return None
     import gzip
+    import zlib
 
     opener = gzip.open if name.endswith(".gz") else open
     try:
         with opener(path, "rb") as f:
             return sum(1 for _ in f)
-    except OSError:
+    except (OSError, EOFError, ValueError, zlib.error):  # truncated or not gzip: the reader reports it
         return None
 
 

@@ -16,7 +16,8 @@ from citefinder.types import Candidate
 
 FUZZY_MIN_RATIO = 0.9
 _NONE_ANSWERS = frozenset({"none", "no", "null", "nothing", "n a", "not found", "no match", "none found"})
-_NUMBER = re.compile(r"^(?:candidate|paper|number|no\.?|#)?\s*\[?\s*(\d+)\s*\]?(?=\W|$)", re.IGNORECASE)
+# A number standing alone ("3", "[3]", "#3", "3.", "3: Title"), not the start of a title ("1-bit Adam", "3D ...").
+_NUMBER = re.compile(r"^(?:candidate|paper|number|no\.?|#)?\s*\[?\s*(\d+)\s*\]?(?=$|[\s.,;:)\]])", re.IGNORECASE)
 
 
 def normalize_title(title: str) -> str:
@@ -34,7 +35,7 @@ class Answer:
 
 
 def interpret(raw: str, candidates: Sequence[Candidate]) -> Answer:
-    """Map an answer to a candidate: number, exact normalised title, fuzzy title, or none.
+    """Map an answer to a candidate: exact normalised title, fuzzy title, number, or none.
 
     Never returns a paper outside ``candidates``: anything unmatched is "bad".
     """
@@ -49,15 +50,16 @@ def interpret_titles(raw: str, titles: Sequence[str]) -> Answer:
         return Answer("bad", how="empty answer")
     if norm in _NONE_ANSWERS or norm.startswith("none of"):
         return Answer("none")
-    number = _NUMBER.match(text)
-    if number and 1 <= int(number.group(1)) <= len(titles):
-        return Answer("pick", int(number.group(1)) - 1, "number")
+    # Titles first: "1-bit Adam: ..." is a title that starts with a digit, not candidate 1.
     normed = [normalize_title(t) for t in titles]
     if norm in normed:
         return Answer("pick", normed.index(norm), "title")
+    number = _NUMBER.match(text)
     ratios = [difflib.SequenceMatcher(None, norm, t).ratio() for t in normed]
     if ratios and max(ratios) >= FUZZY_MIN_RATIO:
         return Answer("pick", ratios.index(max(ratios)), f"fuzzy title (ratio {max(ratios):.2f})")
+    if number and 1 <= int(number.group(1)) <= len(titles):
+        return Answer("pick", int(number.group(1)) - 1, "number")
     if number:
         return Answer("bad", how=f"candidate number {number.group(1)} is out of range 1-{len(titles)}")
     return Answer("bad", how=f"answer {raw.strip()[:120]!r} matches no candidate number or title")

@@ -22,17 +22,50 @@ PAGE_SIZE = 50
 SEARCH_K = 100
 
 
+def _failed(action: str, error: Exception) -> None:
+    """A message for the page, the traceback for the log: never a traceback on the page."""
+    if isinstance(error, CitefinderError):
+        render.error_box(error)
+        return
+    log.error("%s failed", action, exc_info=error)
+    st.error(f"{escape_markdown(action)} failed: {escape_markdown(type(error).__name__)}: "
+             f"{escape_markdown(str(error)[:300])}. The details are in the server log.", icon=":material/error:")
+
+
 def header(library: Library) -> None:
     try:
         stats = library.stats()
-    except CitefinderError as e:
-        render.error_box(e)
+    except Exception as e:  # noqa: BLE001 - shown as a message, logged with its traceback
+        _failed("Reading the library", e)
         return
     c1, c2, c3 = st.columns([1, 2, 2])
     c1.metric("Papers", f"{stats['papers']:,}")
     c2.markdown(f"**Folder**  \n{escape_markdown(stats['library'])}")
     c3.markdown(f"**Store** · {escape_markdown(stats['mode'])}  \n"
                 f"**Embedder** · {escape_markdown(stats['embedder'].get('model', ''))}")
+    health(library)
+
+
+def health(library: Library) -> None:
+    """What is wrong with the library, and a button that rebuilds what can be rebuilt."""
+    try:
+        problems = library.problems()
+    except Exception as e:  # noqa: BLE001
+        _failed("Checking the library", e)
+        return
+    if not problems:
+        return
+    st.warning("This library needs a repair: " + "; ".join(escape_markdown(p) for p in problems) + ".",
+               icon=":material/build:")
+    if st.button("Repair the library", icon=":material/build:", disabled=library.read_only,
+                 help="Rebuilds the BM25 index and the manifest from the papers the store holds."):
+        try:
+            done = library.repair()
+        except Exception as e:  # noqa: BLE001
+            _failed("Repair", e)
+            return
+        st.session_state[state.LIBRARY_MESSAGE] = "Repaired: " + "; ".join(done) + "."
+        st.rerun()
 
 
 def empty_state(library: Library) -> None:
@@ -76,9 +109,13 @@ def run_import(library: Library, uploads) -> None:
                         paths.append(path)
                     report = library.import_files(paths, progress=progress)
                     report = _tidy_sources(report, tmp)
-        except CitefinderError as e:
+        except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
             box.update(label="Import failed", state="error")
-            render.error_box(e)
+            _failed("Import", e)
+            report = getattr(e, "report", None)
+            if report is not None:
+                st.session_state[state.LIBRARY_REPORT] = (report, names)
+                import_summary()
             return
         except Exception as e:  # noqa: BLE001 - no traceback on the page: a short message, the details in the log
             log.exception("import of %s failed", names)
@@ -165,8 +202,8 @@ def papers_view(library: Library) -> list[Paper]:
             page = st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, step=1,
                                    key=state.LIBRARY_PAGE)
             papers = library.browse((int(page) - 1) * PAGE_SIZE, PAGE_SIZE)
-    except CitefinderError as e:
-        render.error_box(e)
+    except Exception as e:  # noqa: BLE001
+        _failed("Searching the library", e)
         return []
     st.dataframe(
         tables.papers_frame(papers), hide_index=True, width="stretch",
@@ -189,8 +226,8 @@ def remove_section(library: Library, shown: list[Paper]) -> None:
         if st.button("Remove", type="primary", disabled=not (chosen and sure), icon=":material/delete_forever:"):
             try:
                 removed = library.remove(chosen)
-            except CitefinderError as e:
-                render.error_box(e)
+            except Exception as e:  # noqa: BLE001
+                _failed("Removing papers", e)
                 return
             st.session_state[state.LIBRARY_MESSAGE] = f"Removed {removed} paper{'s' if removed != 1 else ''}."
             for key in (state.LIBRARY_REMOVE, state.LIBRARY_CONFIRM):
@@ -201,4 +238,4 @@ def remove_section(library: Library, shown: list[Paper]) -> None:
 def flash_message() -> None:
     message = st.session_state.pop(state.LIBRARY_MESSAGE, None)
     if message:
-        st.success(message)
+        st.success(message)  # built here from counts, not from user data

@@ -72,8 +72,25 @@ def _entry_source(name: str, line: int | None) -> str:
     return f"{name}:{line + 1}" if line is not None else name
 
 
-def _paper_from_entry(entry, name: str, latex: _Latex) -> Paper:
-    fields = {f.key.lower(): f.value for f in entry.fields if isinstance(f.value, str)}
+def _fields(entry) -> dict[str, str]:
+    return {f.key.lower(): f.value for f in entry.fields if isinstance(f.value, str)}
+
+
+def _inherit(fields: dict[str, str], parents: dict[str, dict[str, str]]) -> dict[str, str]:
+    """Fields a ``crossref`` entry inherits from its parent (BibTeX: every field it lacks; the
+    parent's title also names the child's booktitle, as biblatex does)."""
+    parent = parents.get(fields.get("crossref", "").strip().lower())
+    if not parent:
+        return fields
+    merged = {k: v for k, v in parent.items() if k not in ("crossref", "ids")}
+    if "title" in parent and "booktitle" not in fields:
+        merged["booktitle"] = parent["title"]
+    merged.update(fields)
+    return merged
+
+
+def _paper_from_entry(entry, name: str, latex: _Latex, parents: dict[str, dict[str, str]] | None = None) -> Paper:
+    fields = _inherit(_fields(entry), parents or {})
     decoded = {k: latex(fields[k]) for k in _DECODED_FIELDS if k in fields}
     eprint = fields.get("eprint") or fields.get("arxiv") or fields.get("arxivid")
     prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").lower()
@@ -107,8 +124,13 @@ def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
 
     name = path.name
     text = decode_text(path.read_bytes())
-    library = bibtexparser.parse_string(text)
+    try:
+        library = bibtexparser.parse_string(text)
+    except RecursionError:
+        yield ImportFailure(name, "the file is nested too deeply (unbalanced braces?) to be read as BibTeX")
+        return
     latex = _Latex()
+    parents = {b.key.strip().lower(): _fields(b) for b in library.blocks if isinstance(b, Entry)}
     for block in library.blocks:
         line = block.start_line
         if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, Entry):
@@ -116,9 +138,13 @@ def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
             block = block.ignore_error_block
         if isinstance(block, Entry):
             try:
-                yield _paper_from_entry(block, name, latex)
+                yield _paper_from_entry(block, name, latex, parents)
             except RecordError as e:
                 yield ImportFailure(_entry_source(name, line), f"entry '{block.key}' {e}")
+            except Exception as e:  # noqa: BLE001 - one odd entry must not lose the rest of the file
+                log.warning("%s: entry %r could not be read", name, block.key, exc_info=True)
+                yield ImportFailure(_entry_source(name, line), f"entry '{block.key}' could not be read "
+                                    f"({type(e).__name__}: {str(e)[:120]})")
         elif isinstance(block, ParsingFailedBlock):
             m = _BLOCK_KEY.match((block.raw or "").lstrip())
             key = m.group(1) if m else "?"

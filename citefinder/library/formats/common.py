@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 from citefinder.library.dedupe import arxiv_id_from_doi, make_doc_id, normalize_arxiv_id, normalize_doi
+from citefinder.textsafe import clean_text
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
@@ -37,12 +38,52 @@ class RecordError(ValueError):
     """A record that cannot become a Paper; the message is the reason shown to the user."""
 
 
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+)
+
+
+def sniff_encoding(head: bytes) -> str | None:
+    """The encoding the first bytes of a file announce (BOM) or betray (UTF-16 without BOM:
+    NUL in every other byte of ASCII-range text); None when they look like UTF-8 or a one-byte code."""
+    for bom, encoding in _BOMS:
+        if head.startswith(bom):
+            return encoding
+    sample = head[:4096]
+    if len(sample) >= 4:
+        even, odd = sample[0::2], sample[1::2]
+        # mostly-ASCII UTF-16 text has a NUL in (nearly) every high byte and (nearly) none in the low ones
+        if odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.1 * len(even):
+            return "utf-16-le"
+        if even.count(0) > 0.4 * len(even) and odd.count(0) < 0.1 * len(odd):
+            return "utf-16-be"
+    return None
+
+
+def binary_kind(head: bytes) -> str | None:
+    """What a file that should hold text holds instead ("a ZIP archive", ...), or None if it looks like text."""
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        return "a ZIP archive (a .zip, .docx or .xlsx renamed?)"
+    if head.startswith(b"%PDF"):
+        return "a PDF"
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip-compressed data (name it .jsonl.gz, or unpack it)"
+    if b"\x00" in head[:65536] and sniff_encoding(head) is None:
+        return "binary data (it contains NUL bytes)"
+    return None
+
+
 def decode_text(data: bytes) -> str:
-    """Decode bytes of unknown encoding: UTF-16 (with BOM), UTF-8 (with or without BOM),
-    then cp1252, then latin-1 (which never fails)."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    """Decode bytes of unknown encoding: a BOM's encoding, UTF-16 without BOM, UTF-8, then cp1252,
+    then latin-1 (which never fails)."""
+    encoding = sniff_encoding(data[:4096])
+    if encoding:
         try:
-            return data.decode("utf-16")
+            return data.decode(encoding)
         except UnicodeDecodeError:
             pass
     for encoding in ("utf-8-sig", "cp1252"):
@@ -51,6 +92,47 @@ def decode_text(data: bytes) -> str:
         except UnicodeDecodeError:
             continue
     return data.decode("latin-1")
+
+
+def json_kind(value: Any) -> str:
+    """How JSON names the type of ``value`` ("object", "list", "number", ...), for messages."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "string" if isinstance(value, str) else type(value).__name__
+
+
+def text_field(name: str, value: Any) -> str | None:
+    """A field that must be text: strings are cleaned (see :func:`citefinder.textsafe.clean_text`),
+    numbers written out, a list of texts gives its first; anything else is a RecordError."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return None
+        value = value[0]
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise RecordError(f"has a JSON {json_kind(value)} in field '{name}', expected text")
+
+
+def names_field(name: str, value: Any) -> list[str]:
+    """A list of person names: a list (of texts) or one text; anything else is a RecordError."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [clean_text(value)]
+    if not isinstance(value, (list, tuple)):
+        raise RecordError(f"has a JSON {json_kind(value)} in field '{name}', expected a list of names")
+    return [clean_text(v) if isinstance(v, str) else str(v) for v in value
+            if isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool))]
 
 
 def clean_space(text: Any) -> str:
@@ -80,34 +162,39 @@ def build_paper(
     source: str,
     *,
     title: Any,
-    authors: Iterable[Any] = (),
+    authors: Any = (),
     year: Any = None,
     venue: Any = None,
     abstract: Any = None,
     doi: Any = None,
     arxiv_id: Any = None,
     url: Any = None,
-    entry_type: str | None = None,
+    entry_type: Any = None,
     doc_id: Any = None,
     key: Any = None,
 ) -> Paper:
-    """A validated Paper from loosely typed fields; raises RecordError when there is no title.
+    """A validated Paper from loosely typed fields; raises RecordError when there is no title or a
+    field holds the wrong kind of value (an object where text belongs).
 
     DOIs and arXiv ids are normalised (an arXiv DOI or arxiv.org URL also gives the arXiv id);
     ``doc_id`` is kept when given, else made by :func:`make_doc_id`. ``key`` (the user's citation
     key) is kept when LaTeX can cite it (:func:`clean_key`), else dropped with a debug note.
     """
-    title = clean_space(title)
+    title = clean_space(text_field("title", title))
     if not title:
         raise RecordError("has no title")
-    names = tuple(n for n in (clean_space(a) for a in authors if a) if n and n.lower() not in _NOT_AUTHORS)
-    norm_doi = normalize_doi(str(doi)) if doi else None
+    names = tuple(n for n in (clean_space(a) for a in names_field("author", authors) if a)
+                  if n and n.lower() not in _NOT_AUTHORS)
+    venue, abstract = text_field("venue", venue), text_field("abstract", abstract)
+    doi, url, arxiv_id = text_field("doi", doi), text_field("url", url), text_field("arxiv_id", arxiv_id)
+    entry_type, doc_id = text_field("entry_type", entry_type), text_field("doc_id", doc_id)
+    if isinstance(year, (dict, list, tuple)):
+        year = None
+    norm_doi = normalize_doi(doi) if doi else None
     if doi and not norm_doi:
         log.debug("%s: ignoring malformed DOI %r", source, doi)
     url = clean_space(url) or None
-    norm_arxiv = (
-        normalize_arxiv_id(str(arxiv_id)) if arxiv_id else None
-    ) or arxiv_id_from_doi(norm_doi) or arxiv_id_in_text(url)
+    norm_arxiv = (normalize_arxiv_id(arxiv_id) if arxiv_id else None) or arxiv_id_from_doi(norm_doi) or arxiv_id_in_text(url)
     paper = Paper(
         doc_id="",
         title=title,
@@ -118,7 +205,7 @@ def build_paper(
         doi=norm_doi,
         arxiv_id=norm_arxiv,
         url=url,
-        entry_type=(entry_type or None),
+        entry_type=(clean_space(entry_type) or None),
         source=source,
         key=clean_key(key),
     )

@@ -1,33 +1,37 @@
 """JSON Lines reader, streamed line by line (``.jsonl``, ``.ndjson``, gzipped ``.jsonl.gz``).
 
 One object per line: ``{"doc_id", "title", "abstract", "authors": [..], "year", "venue",
-"arxiv_id"}`` and optionally ``doi``, ``url`` and ``key`` (the user's citation key). A bad line is reported with its line number.
+"arxiv_id"}`` and optionally ``doi``, ``url`` and ``key`` (the user's citation key). A bad line is reported
+with its line number and the other lines are still read; a truncated gzip file keeps every line before the break.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import logging
 import re
 import zlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
-from citefinder.library.formats.common import RecordError, build_paper, decode_text
+from citefinder.library.formats.common import RecordError, build_paper, decode_text, json_kind, sniff_encoding
 from citefinder.types import ImportFailure, Paper
 
 log = logging.getLogger(__name__)
 
 _AUTHOR_SEPARATOR = re.compile(r"\s+and\s+|\s*;\s*")
+MAX_LINE_CHARS = 10_000_000  # one record; a longer "line" is a file without newlines, not a paper
 
 
-def _authors(value: Any) -> list[str]:
+def _authors(value: Any) -> Any:
     if isinstance(value, str):
         return _AUTHOR_SEPARATOR.split(value)
     if isinstance(value, list):
-        return [a if isinstance(a, str) else (a.get("name") or "") for a in value if isinstance(a, (str, dict))]
-    return []
+        return [a if isinstance(a, str) else (a.get("name") or "") if isinstance(a, dict) else a
+                for a in value if isinstance(a, (str, dict))]
+    return value  # None, or a wrong type build_paper reports
 
 
 def paper_from_record(record: dict[str, Any], source: str) -> Paper:
@@ -48,6 +52,33 @@ def paper_from_record(record: dict[str, Any], source: str) -> Paper:
     )
 
 
+def _lines(fh: IO[bytes]) -> Iterator[str]:
+    """Decoded lines: a UTF-16/UTF-8 BOM (or UTF-16 without one) fixes the encoding of the whole
+    file; otherwise each line is decoded on its own (UTF-8, else cp1252)."""
+    buffered = io.BufferedReader(fh) if not hasattr(fh, "peek") else fh
+    encoding = sniff_encoding(buffered.peek(4096)[:4096])
+    if encoding:
+        yield from io.TextIOWrapper(buffered, encoding=encoding, errors="replace", newline=None)
+        return
+    for raw in buffered:
+        yield decode_text(raw)
+
+
+def parse_line(line: str, where: str, lineno: int) -> dict[str, Any] | ImportFailure:
+    """One JSON object, or an ImportFailure saying what is wrong with the line."""
+    if len(line) > MAX_LINE_CHARS:
+        return ImportFailure(where, f"line {lineno} is {len(line):,} characters long; one record per line expected")
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as e:
+        return ImportFailure(where, f"line {lineno} is not valid JSON ({e.msg} at column {e.colno})")
+    except RecursionError:
+        return ImportFailure(where, f"line {lineno} is nested too deeply to be a paper record")
+    if not isinstance(record, dict):
+        return ImportFailure(where, f"line {lineno} is a JSON {json_kind(record)}, expected an object")
+    return record
+
+
 def read_jsonl(path: Path) -> Iterator[Paper | ImportFailure]:
     """Papers from a JSON Lines file (gzipped when the name ends in ``.gz``), one line at a time."""
     name = path.name
@@ -55,23 +86,21 @@ def read_jsonl(path: Path) -> Iterator[Paper | ImportFailure]:
     lineno = 0
     try:
         with opener(path, "rb") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                line = decode_text(raw).strip()
+            for lineno, raw in enumerate(_lines(fh), start=1):
+                line = raw.strip().lstrip("\ufeff")
                 if not line:
                     continue
                 where = f"{name}:{lineno}"
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as e:
-                    yield ImportFailure(where, f"line {lineno} is not valid JSON ({e.msg} at column {e.colno})")
-                    continue
-                if not isinstance(record, dict):
-                    yield ImportFailure(where, f"line {lineno} is a JSON {type(record).__name__}, expected an object")
+                record = parse_line(line, where, lineno)
+                if isinstance(record, ImportFailure):
+                    yield record
                     continue
                 try:
                     yield paper_from_record(record, name)
                 except RecordError as e:
                     yield ImportFailure(where, f"line {lineno} {e}")
     except (OSError, EOFError, zlib.error) as e:
-        # A truncated or non-gzip file: keep what was read, report where it broke.
-        yield ImportFailure(name, f"could not read past line {lineno}: {e}")
+        # A truncated or damaged gzip file: every line before the break was read.
+        kept = f"lines 1-{lineno} were read" if lineno else "nothing could be read"
+        yield ImportFailure(name, f"could not read past line {lineno}: the file is truncated or damaged "
+                            f"({e}); {kept}. Re-download or re-export it and import it again.")
