@@ -128,6 +128,7 @@ def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = No
                     context=_render(window, keep=i),
                     focus=_render(sentences[j], keep=i, other=OTHER_TEXT),
                     heading=headings[j],
+                    window=_render(" ".join(sentences[max(0, j - 1) : j + 2]), keep=i),
                     command=command,
                 )
             )

@@ -69,6 +69,7 @@ class Slot:
     # the sentence with this slot as [CITATION] and every other marker group as [OTHER]: which part is this slot's
     focus: str = ""
     heading: str = ""  # the nearest section heading above the slot ("" when none)
+    window: str = ""  # the sentence with one neighbour on each side, this slot as [CITATION], other markers removed
     # The LaTeX cite command the draft wrote for this slot (``\\citep``, ``\\autocite*``), "" for a plain
     # marker such as [CITATION]. Slots of one command with several placeholders (``\\citep{?, ?}``)
     # share ``start``/``end``/``marker`` and are filled together, in index order.
@@ -101,6 +102,7 @@ class Query:
     authors: tuple[AuthorMention, ...] = ()  # author mentions next to the marker, nearest first
     draft: str = ""  # the draft's own title/abstract and the slot's section heading, when a whole draft is cited
     near: str = ""  # the few words right next to the marker (before it, or after it when it is the subject)
+    window: str = ""  # the slot's sentence with one neighbour on each side (cleaned)
 
     @property
     def focus(self) -> str:
@@ -119,6 +121,7 @@ class Query:
             "authors": [a.to_dict() for a in self.authors],
             "draft": self.draft,
             "near": self.near,
+            "window": self.window,
         }
 
 

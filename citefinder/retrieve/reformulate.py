@@ -138,6 +138,7 @@ def reformulate(slot_or_text: Slot | str, *, max_keywords: int = MAX_KEYWORDS) -
             names=mentions.name_mentions(focus),
             authors=mentions.author_mentions(focus),
             near=mentions.near_words(focus),
+            window=clean_context(slot_or_text.window) if slot_or_text.window else "",
         )
     trace = StageTrace(
         agent="reformulate",

@@ -17,6 +17,7 @@ from citefinder.library.derived import IndexKind
 from citefinder.retrieve.authors import AUTHORS, AuthorsAgent
 from citefinder.retrieve.bm25 import Bm25Agent
 from citefinder.retrieve.common import Agent
+from citefinder.retrieve.context import ContextAgent
 from citefinder.retrieve.dense import DenseAgent
 from citefinder.retrieve.draft import DraftAgent
 from citefinder.retrieve.names import NAMES, NamesAgent
@@ -51,6 +52,7 @@ AGENTS: dict[str, AgentSpec] = {
     "authors": AgentSpec(AuthorsAgent, "'Surname et al. (2019)' next to the marker vs. authors and year", (AUTHORS,)),
     "draft": AgentSpec(DraftAgent, "the draft's own title/abstract and section heading (dense)"),
     "near": AgentSpec(NearAgent, "BM25 over the few words right next to the marker"),
+    "context": AgentSpec(ContextAgent, "the slot's sentence with its neighbours (dense)"),
 }
 
 
