@@ -48,6 +48,8 @@ def candidate_features(
         s = c.stage(a)
         f[f"rr_{a}"] = 1.0 / s.rank if s is not None else 0.0
         f[f"ran_{a}"] = 1.0 if a in ran else 0.0
+        # the agent's own score: a BM25 score grows with the words matched, a cosine with the closeness
+        f[f"raw_{a}"] = math.log1p(max(0.0, s.score)) if s is not None else 0.0
         firsts += int(s is not None and s.rank == 1)
     f["firsts"] = float(firsts)
     f["first_share"] = firsts / max(1, len(ran))
@@ -58,6 +60,12 @@ def candidate_features(
     f["margin"] = (fused - nxt) / fused if fused > 0 else 0.0
     dense = c.stage("dense")
     f["dense_cos"] = dense.score if dense is not None else 0.0
+    # how strongly the agents back the runner-up: a close second that many agents like makes the top less sure
+    if i + 1 < len(candidates):
+        second = candidates[i + 1]
+        f["second_firsts"] = float(sum(1 for a in FEATURE_AGENTS if (s := second.stage(a)) is not None and s.rank == 1))
+    else:
+        f["second_firsts"] = 0.0
     f["log_library"] = math.log10(max(1, library_size))
     return f
 

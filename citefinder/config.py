@@ -96,13 +96,14 @@ class Settings(BaseSettings):
     select_candidates: int = Field(10, ge=1, le=50, description="Candidates shown to the LLM selector.")
     abstract_chars: int = Field(600, ge=0, le=5000, description="Abstract characters per candidate in the LLM prompt.")
     confidence_threshold: float = Field(
-        0.3,
+        0.5,
         ge=0.0,
         le=1.0,
         description=(
-            "Without an LLM, the top candidate is selected only at or above this calibrated confidence. "
-            "0.3 selects when BM25 and dense both rank it first (max F1 in calibration, bench/RESULTS.md); "
-            "0.15 also takes rank 1 + rank 2-3; 0 always selects."
+            "Without an LLM, the top candidate is selected only when the calibrated probability that it is "
+            "right is at least this. 0.5: the lowest threshold whose picks were >= 75% right on the training "
+            "drafts (bench/tune.py confidence; test figures in bench/RESULTS.md). Lower fills more slots with "
+            "more wrong picks; 0 always selects."
         ),
     )
     llm_model: str | None = Field(
