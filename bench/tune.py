@@ -26,7 +26,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "citefinder/data"
-WEIGHT_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+WEIGHT_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
 K_GRID = (1, 3, 5, 10, 20, 30, 60, 100)
 DEPTH = 100
 MIN_PRECISION = 0.75
@@ -345,7 +345,7 @@ def main() -> None:
     sub = p.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fusion")
     f.add_argument("files", nargs="+", type=Path)
-    f.add_argument("--agents", default="bm25,dense,title,names,authors,draft")
+    f.add_argument("--agents", help="comma-separated (default: every agent with a list in the files)")
     c = sub.add_parser("confidence")
     c.add_argument("files", nargs="+", type=Path)
     lin = sub.add_parser("linear")
@@ -356,7 +356,9 @@ def main() -> None:
     r.add_argument("--test", nargs="+", type=Path, required=True)
     args = p.parse_args()
     if args.cmd == "fusion":
-        cmd_fusion(args.files, args.agents.split(","))
+        agents = args.agents.split(",") if args.agents else sorted(
+            {n for _, outs in load(args.files) for o in outs for n in (o.get("lists") or {}) if "#" not in n})
+        cmd_fusion(args.files, agents)
     elif args.cmd == "confidence":
         cmd_confidence(args.files)
     elif args.cmd == "linear":

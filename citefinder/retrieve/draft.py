@@ -43,13 +43,16 @@ class DraftAgent:
 
 
 DRAFT_HEAD_WORDS = 150
+MIN_DRAFT_WORDS = 300  # a paragraph or two is an excerpt, not a draft: its start says nothing more than its slots
 
 
 def draft_context(text: str) -> str:
-    """The start of a draft (its title and abstract, typically), cleaned, markers removed."""
+    """The start of a draft (its title and abstract, typically), cleaned, markers removed; "" for a short text."""
     from citefinder.retrieve.reformulate import clean_context
     from citefinder.slots import MARKER_RE
 
+    if len(text.split()) < MIN_DRAFT_WORDS:
+        return ""
     head = MARKER_RE.sub(" ", text[:4000])
     words = clean_context(head).split()
     return " ".join(words[:DRAFT_HEAD_WORDS])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from citefinder.errors import ConfigError
@@ -48,7 +49,9 @@ AGENTS: dict[str, AgentSpec] = {
     "bm25": AgentSpec(Bm25Agent, "BM25 over title, authors, venue and abstract"),
     "dense": AgentSpec(DenseAgent, "embedding similarity (exact cosine)", (_vectors(),)),
     "title": AgentSpec(TitleAgent, "BM25 over titles alone", (TITLES,)),
-    "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce", (NAMES,)),
+    "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce: strong, clear matches",
+                       (NAMES,)),
+    "names-weak": AgentSpec(partial(NamesAgent, strong=False), "the same, weaker or tied matches", (NAMES,)),
     "authors": AgentSpec(AuthorsAgent, "'Surname et al. (2019)' next to the marker vs. authors and year", (AUTHORS,)),
     "draft": AgentSpec(DraftAgent, "the draft's own title/abstract and section heading (dense)"),
     "near": AgentSpec(NearAgent, "BM25 over the few words right next to the marker"),
