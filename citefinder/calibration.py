@@ -118,7 +118,7 @@ class Calibration:
         level = self.level(p)
         if level:
             parts.append(f"top candidates scored {level['label']} were right {level['precision']:.0%} of the time "
-                         f"in training ({int(level['n'])} slots)")
+                         f"on training drafts it was not fit on ({int(level['n'])} slots)")
         return {"probability": round(p, 4), "words": confidence_words(p), "ranks": ranks,
                 "explanation": "; ".join(parts), "features": {k: round(v, 4) for k, v in feats.items()}}
 

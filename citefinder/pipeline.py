@@ -170,8 +170,8 @@ class Pipeline:
 
     @staticmethod
     def _agents_ran(traces: tuple[StageTrace, ...]) -> list[str]:
-        """The retrieval agents that searched (their lists are what the confidence reads)."""
-        return [t.agent for t in traces if t.kind == "retriever" and t.status == "ok"]
+        """The retrieval agents that returned a list (what the confidence reads, as in its training data)."""
+        return [t.agent for t in traces if t.kind == "retriever" and t.status == "ok" and t.top]
 
     def _explain_confidence(
         self, trace: StageTrace, shown: tuple[Candidate, ...], ran: list[str], size: int
