@@ -1,7 +1,8 @@
 """Tune fusion (per-agent weights and RRF k) and fit the confidence model on TRAINING data only.
 
-    python bench/tune.py fusion  bench/out/drafts-train.json bench/out/citeme-train.json bench/out/autoscholar.json
-    python bench/tune.py confidence bench/out/drafts-train.json bench/out/citeme-train.json
+    python bench/tune.py fusion bench/out/drafts-train.json                      # citation slots
+    python bench/tune.py fusion --kind questions bench/out/autoscholar.json      # free-text search
+    python bench/tune.py confidence bench/out/drafts-train.json bench/out/citeme-train.json bench/out/autoscholar.json
     python bench/tune.py report --test bench/out/drafts-test.json bench/out/citeme-test.json
     python bench/tune.py ablate bench/out/drafts-test.json bench/out/citeme-test.json
 
@@ -78,7 +79,7 @@ class Packed:
         return float(rr.sum() / self.n_items)
 
 
-def cmd_fusion(paths: list[Path], agents: list[str]) -> None:
+def cmd_fusion(paths: list[Path], agents: list[str], kind: str = "slots") -> None:
     sets = [(name, Packed(outs, agents)) for name, outs in load(paths)]
 
     def objective(w: np.ndarray, k: float) -> float:
@@ -115,8 +116,10 @@ def cmd_fusion(paths: list[Path], agents: list[str]) -> None:
     out = {"k": int(k), "weights": weights, "default_weight": 0.0,
            "provenance": f"bench/tune.py fusion on {', '.join(n for n, _ in sets)} (training data only): mean MRR "
                          f"{best:.4f} vs {base:.4f} for plain RRF k=60 ({per_set})"}
-    (DATA / "fusion.json").write_text(json.dumps(out, indent=1) + "\n")
-    print(f"wrote {DATA / 'fusion.json'}")
+    shipped = json.loads((DATA / "fusion.json").read_text())
+    shipped[kind] = out
+    (DATA / "fusion.json").write_text(json.dumps(shipped, indent=1) + "\n")
+    print(f"wrote the {kind!r} fusion of {DATA / 'fusion.json'}")
 
 
 def candidate_rows(outcomes: list[dict[str, Any]], depth: int = 30) -> tuple[list[dict[str, float]], list[int], list[str], list[int]]:
@@ -190,9 +193,12 @@ def top1_rows(outcomes: list[dict[str, Any]], library_size: int,
     from citefinder.fuse import fuse, learned_fusion
     from citefinder.types import Candidate, Hit, Paper
 
-    fusion = learned_fusion()
+    from citefinder.slots import MARKER_RE
+
+    fusions = {kind: learned_fusion(kind) for kind in ("slots", "questions")}
     feats, labels = [], []
     for o in outcomes:
+        fusion = fusions["slots" if MARKER_RE.search(o["text"]) else "questions"]
         lists = {name: [Hit(d, r, s) for d, r, s in hits] for name, hits in (o.get("lists") or {}).items()}
         if not lists:
             continue
@@ -341,8 +347,10 @@ def cmd_ablate(paths: list[Path]) -> None:
 
     from citefinder.fuse import Fusion, learned_fusion
 
-    learned = learned_fusion()
+    from citefinder.slots import MARKER_RE
+
     for name, outs in load(paths):
+        learned = learned_fusion("slots" if any(MARKER_RE.search(o["text"]) for o in outs[:20]) else "questions")
         agents = sorted({n for o in outs for n in (o.get("lists") or {}) if "#" not in n})
         rows: list[tuple[str, dict[str, float]]] = []
         rows.append(("learned fusion (shipped)", _metrics(outs, learned, None)))
@@ -366,6 +374,8 @@ def main() -> None:
     f = sub.add_parser("fusion")
     f.add_argument("files", nargs="+", type=Path)
     f.add_argument("--agents", help="comma-separated (default: every agent with a list in the files)")
+    f.add_argument("--kind", choices=("slots", "questions"), default="slots",
+                   help="which fusion to write: citation slots (default) or free-text questions (search)")
     c = sub.add_parser("confidence")
     c.add_argument("files", nargs="+", type=Path)
     lin = sub.add_parser("linear")
@@ -378,7 +388,7 @@ def main() -> None:
     if args.cmd == "fusion":
         agents = args.agents.split(",") if args.agents else sorted(
             {n for _, outs in load(args.files) for o in outs for n in (o.get("lists") or {}) if "#" not in n})
-        cmd_fusion(args.files, agents)
+        cmd_fusion(args.files, agents, args.kind)
     elif args.cmd == "confidence":
         cmd_confidence(args.files)
     elif args.cmd == "linear":

@@ -96,13 +96,13 @@ class Settings(BaseSettings):
     select_candidates: int = Field(10, ge=1, le=50, description="Candidates shown to the LLM selector.")
     abstract_chars: int = Field(600, ge=0, le=5000, description="Abstract characters per candidate in the LLM prompt.")
     confidence_threshold: float = Field(
-        0.5,
+        0.55,
         ge=0.0,
         le=1.0,
         description=(
             "Without an LLM, the top candidate is selected only when the calibrated probability that it is "
-            "right is at least this. 0.5: the lowest threshold whose picks were >= 75% right on the training "
-            "drafts (bench/tune.py confidence; test figures in bench/RESULTS.md). Lower fills more slots with "
+            "right is at least this. 0.55: the lowest threshold whose picks were >= 75% right on training data "
+            "it was not fit on (bench/tune.py confidence, out-of-fold; test figures in bench/RESULTS.md). Lower fills more slots with "
             "more wrong picks; 0 always selects."
         ),
     )

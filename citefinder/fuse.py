@@ -46,10 +46,10 @@ class Fusion:
                 "default_weight": self.default_weight, "provenance": self.provenance}
 
 
-def learned_fusion() -> Fusion:
-    """The tuned fusion shipped with CiteFinder (``citefinder/data/fusion.json``): weighted RRF, or a
-    linear model over each agent's rank and score ("linear")."""
-    data = json.loads(resources.files("citefinder.data").joinpath("fusion.json").read_text(encoding="utf-8"))
+def learned_fusion(kind: Literal["slots", "questions"] = "slots") -> Fusion:
+    """The tuned fusion shipped with CiteFinder (``citefinder/data/fusion.json``) for citation slots or
+    for free-text questions (search): weighted RRF, or a linear model over each agent's rank and score."""
+    data = json.loads(resources.files("citefinder.data").joinpath("fusion.json").read_text(encoding="utf-8"))[kind]
     return Fusion(data.get("method", "rrf"), int(data.get("k", 60)), dict(data["weights"]),
                   float(data.get("default_weight", 0.0)), str(data.get("provenance", "")))
 

@@ -67,6 +67,7 @@ class Pipeline:
         self.calibration = calibration if calibration is not None else default_calibration()
         self.agents = agents if agents is not None else make_agents(settings, library)
         self.fusion = fusion if fusion is not None else fusion_of(settings)
+        self.question_fusion = fusion if fusion is not None else fusion_of(settings, "questions")
         self.reranker = reranker if reranker is not None else make_reranker(settings)
         self.selector = selector if selector is not None else make_selector(settings)
         self.rewriter = rewriter if rewriter is not None else make_rewriter(settings)
@@ -111,7 +112,7 @@ class Pipeline:
         """Rank the library for a free-text question; the top candidate is the "selection"."""
         self._require_papers()
         query, t_reform = reformulate(question)
-        candidates, traces = self._rank(query, (t_reform,))
+        candidates, traces = self._rank(query, (t_reform,), self.question_fusion)
         start = time.perf_counter()
         confidences = self.calibration.confidences(candidates, self._agents_ran(traces), self.library.count())
         if candidates:
@@ -142,11 +143,12 @@ class Pipeline:
         return self.rewriter.rewrite(query, context)
 
     def _rank(
-        self, query: Query, before: tuple[StageTrace, ...]
+        self, query: Query, before: tuple[StageTrace, ...], fusion: Fusion | None = None
     ) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
         """The query -> agents -> fuse -> rerank; returns candidates and ``before`` + the agents' traces,
         "fuse" and "rerank"."""
         s = self.settings
+        fusion = fusion or self.fusion
         rankings, t_agents = retrieve(self.agents, query)
         failed = [t for t in t_agents if t.status == "error"]
         if failed and not rankings:
@@ -158,10 +160,10 @@ class Pipeline:
 
         start = time.perf_counter()
         keep = max(s.fused_top_n, s.rerank_top_n)
-        head_ids = [doc_id for doc_id, _ in fuse(rankings, self.fusion)[:keep]]
+        head_ids = [doc_id for doc_id, _ in fuse(rankings, fusion)[:keep]]
         papers = {p.doc_id: p for p in self.library.get(head_ids)}
         lookup_s = time.perf_counter() - start
-        fused, t_fuse = fuse_candidates(papers, rankings, self.fusion, limit=keep)
+        fused, t_fuse = fuse_candidates(papers, rankings, fusion, limit=keep)
         t_fuse = replace(t_fuse, elapsed_s=t_fuse.elapsed_s + lookup_s)  # the paper lookup is part of fusing
 
         reranked, t_rerank = self.reranker.rerank(query, fused, s.rerank_top_n)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from citefinder.fuse import Fusion, fuse, learned_fusion
 from citefinder.retrieve.common import Agent, Rankings, run_agent
@@ -13,10 +13,11 @@ if TYPE_CHECKING:
     from citefinder.config import Settings
 
 
-def fusion_of(settings: "Settings") -> Fusion:
-    """The :class:`Fusion` the settings ask for: the tuned weights ('learned'), plain RRF or max-score."""
+def fusion_of(settings: "Settings", kind: Literal["slots", "questions"] = "slots") -> Fusion:
+    """The :class:`Fusion` the settings ask for: the tuned weights for citation slots or for free-text
+    questions ('learned'), plain RRF or max-score."""
     if settings.fusion == "learned":
-        return learned_fusion()
+        return learned_fusion(kind)
     return Fusion(settings.fusion, settings.rrf_k)
 
 

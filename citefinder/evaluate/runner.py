@@ -117,7 +117,7 @@ def run_items(pipeline: Any, items: Sequence[EvalItem], *, progress: Progress | 
         slot = item_slot(item, s.context_sentences)
         result = pipeline.cite_slot(slot) if slot is not None else pipeline.search(item.text)
         elapsed = time.perf_counter() - t0
-        runs = stage_runs(result, pipeline.fusion)
+        runs = stage_runs(result, pipeline.fusion if slot is not None else pipeline.question_fusion)
         sel = result.selection
         out = ItemOutcome(
             id=item.id,
