@@ -14,14 +14,14 @@ os.environ.setdefault("DSPY_CACHEDIR", os.path.join(tempfile.gettempdir(), "cite
 
 from llm_support import fields, scripted_server  # noqa: E402
 
-from citefinder.config import Settings  # noqa: E402
+from citefinder.config import DEFAULT_AGENTS, Settings  # noqa: E402
 from citefinder.evaluate.dataset import EvalItem  # noqa: E402
 from citefinder.optimize import build_examples, exact_match  # noqa: E402
 from citefinder.select.programs import active_program, list_programs, program_info  # noqa: E402
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]  # DSPy, the scripted server, the small library
 
-CORE = ["reformulate", "bm25", "dense", "fuse", "rerank", "select"]
+CORE = ["reformulate", *DEFAULT_AGENTS, "fuse", "rerank", "select"]
 UNANSWERABLE = EvalItem(
     "made-up-1", "Quantum gravity was finally unified with string cosmology in a single model [CITATION].",
     gold=(), answerable=False,
