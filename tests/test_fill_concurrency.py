@@ -11,6 +11,7 @@ import pytest
 from app_support import build_sample_library
 from citefinder.library.store import Library
 from citefinder.pipeline import Pipeline
+from citefinder.select.breaker import MAX_FAILURES
 from llm_support import fields, scripted_server
 
 pytestmark = pytest.mark.slow
@@ -72,5 +73,7 @@ def test_thirty_slots_against_an_unreachable_endpoint_stay_fast(library):
     print(f"\n30 slots, dead endpoint (default retries {settings.llm_retries}): {elapsed:.2f} s")
     assert len(results) == 30
     failed = sum(bool(r.trace("select").details.get("llm_error")) for r in results)
-    assert 2 <= failed <= settings.llm_concurrency
+    # calls already under way when the breaker opens still fail; a slot may also start between the first and
+    # the second failure: at most llm_concurrency + (MAX_FAILURES - 1) failed calls, never one per slot
+    assert 2 <= failed <= settings.llm_concurrency + MAX_FAILURES - 1
     assert elapsed < 15.0
