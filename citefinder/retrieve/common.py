@@ -10,9 +10,13 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from citefinder.types import Hit, Query, StageTrace
+
+if TYPE_CHECKING:
+    from citefinder.config import Settings
+    from citefinder.library.store import Library
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +36,39 @@ class Agent(Protocol):
     def skip_reason(self, query: Query) -> str | None:
         """Why this agent has nothing to do for ``query`` (e.g. no name next to the marker), else None."""
         ...
+
+
+class TextAgent:
+    """An agent that searches one part of the query as text: subclasses say which part (:meth:`text`),
+    how to search it (:meth:`search_text`) and, for dense agents, ``needs_vectors``."""
+
+    name = ""
+    uses_variants = False
+    needs_vectors = False
+    empty_reason = "empty query"
+
+    def __init__(self, settings: "Settings", library: "Library") -> None:
+        self.library = library
+        self.k = settings.k_dense if self.needs_vectors else settings.k_bm25
+
+    def text(self, query: Query) -> str:
+        return query.focus
+
+    def search_text(self, text: str) -> list[Hit]:
+        raise NotImplementedError
+
+    def skip_reason(self, query: Query) -> str | None:
+        if not self.text(query).strip():
+            return self.empty_reason
+        if self.needs_vectors and not self.library.embedded_count():
+            return "no paper has dense vectors yet (run `citefinder library embed`)"
+        return None
+
+    def inputs(self, query: Query) -> dict[str, object]:
+        return {"text": self.text(query), **({"variants": list(query.variants)} if self.uses_variants else {})}
+
+    def search(self, query: Query) -> list[Hit]:
+        return self.search_text(self.text(query))
 
 
 def run_agent(agent: Agent, query: Query) -> tuple[Rankings, StageTrace]:

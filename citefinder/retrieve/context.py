@@ -8,30 +8,17 @@ down-weighted voice rather than replacing the sentence.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from citefinder.retrieve.common import TextAgent
 from citefinder.types import Hit, Query
 
-if TYPE_CHECKING:
-    from citefinder.config import Settings
-    from citefinder.library.store import Library
 
-
-class ContextAgent:
+class ContextAgent(TextAgent):
     name = "context"
-    uses_variants = False
+    needs_vectors = True
+    empty_reason = "no neighbouring sentences"
 
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_dense
+    def text(self, query: Query) -> str:
+        return query.window if query.window != query.text else ""
 
-    def skip_reason(self, query: Query) -> str | None:
-        if not query.window.strip() or query.window == query.text:
-            return "no neighbouring sentences"
-        return None if self.library.embedded_count() else "no paper has dense vectors yet"
-
-    def inputs(self, query: Query) -> dict[str, object]:
-        return {"text": query.window}
-
-    def search(self, query: Query) -> list[Hit]:
-        return self.library.dense_search(query.window, self.k)
+    def search_text(self, text: str) -> list[Hit]:
+        return self.library.dense_search(text, self.k)

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from citefinder.retrieve.common import TextAgent
 from citefinder.types import Hit, Query, StageTrace
 
-if TYPE_CHECKING:
-    from citefinder.config import Settings
-    from citefinder.library.store import Library
 
-
-class DenseAgent:
+class DenseAgent(TextAgent):
     """Nearest papers to the embedded query: the slot's own part of the sentence, then the sentence.
 
     The trace says how much of the library it covers: papers imported with deferred embedding are
@@ -21,18 +17,13 @@ class DenseAgent:
 
     name = "dense"
     uses_variants = True
+    needs_vectors = True
 
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_dense
+    def text(self, query: Query) -> str:
+        return dense_text(query)
 
-    def skip_reason(self, query: Query) -> str | None:
-        if not query.text.strip():
-            return "empty query"
-        return None if self.library.embedded_count() else "no paper has dense vectors yet (run `citefinder library embed`)"
-
-    def inputs(self, query: Query) -> dict[str, object]:
-        return {"text": dense_text(query), "variants": list(query.variants)}
+    def search_text(self, text: str) -> list[Hit]:
+        return self.library.dense_search(text, self.k)
 
     def finish_trace(self, trace: StageTrace) -> StageTrace:
         """Say how much of the library has vectors when some papers still await them."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from citefinder.retrieve.common import TextAgent
 from citefinder.types import Hit, Query
 
 if TYPE_CHECKING:
@@ -16,29 +17,24 @@ if TYPE_CHECKING:
     from citefinder.library.store import Library
 
 
-class DraftAgent:
+class DraftAgent(TextAgent):
     name = "draft"
-    uses_variants = False
+    needs_vectors = True
+    empty_reason = "no draft context (a single excerpt or question)"
 
     def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_dense
+        super().__init__(settings, library)
         self._last: tuple[str, list[Hit]] | None = None  # every slot of a draft asks the same question
 
-    def skip_reason(self, query: Query) -> str | None:
-        if not query.draft.strip():
-            return "no draft context (a single excerpt or question)"
-        return None if self.library.embedded_count() else "no paper has dense vectors yet"
+    def text(self, query: Query) -> str:
+        return query.draft
 
-    def inputs(self, query: Query) -> dict[str, object]:
-        return {"text": query.draft}
-
-    def search(self, query: Query) -> list[Hit]:
+    def search_text(self, text: str) -> list[Hit]:
         last = self._last
-        if last is not None and last[0] == query.draft:
+        if last is not None and last[0] == text:
             return last[1]
-        hits = self.library.dense_search(query.draft, self.k)
-        self._last = (query.draft, hits)
+        hits = self.library.dense_search(text, self.k)
+        self._last = (text, hits)
         return hits
 
 

@@ -7,28 +7,16 @@ them alone, apart from the rest of the sentence, gives the fusion a list the lon
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from citefinder.retrieve.common import TextAgent
 from citefinder.types import Hit, Query
 
-if TYPE_CHECKING:
-    from citefinder.config import Settings
-    from citefinder.library.store import Library
 
-
-class NearAgent:
+class NearAgent(TextAgent):
     name = "near"
-    uses_variants = False
+    empty_reason = "no words next to the marker"
 
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_bm25
+    def text(self, query: Query) -> str:
+        return query.near
 
-    def skip_reason(self, query: Query) -> str | None:
-        return None if query.near.strip() else "no words next to the marker"
-
-    def inputs(self, query: Query) -> dict[str, object]:
-        return {"text": query.near}
-
-    def search(self, query: Query) -> list[Hit]:
-        return self.library.bm25_search(query.near, self.k)
+    def search_text(self, text: str) -> list[Hit]:
+        return self.library.bm25_search(text, self.k)

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citefinder.library.bm25index import BM25Index
-from citefinder.types import Hit, Query
+from citefinder.retrieve.common import TextAgent
+from citefinder.types import Hit
 
 if TYPE_CHECKING:
-    from citefinder.config import Settings
     from citefinder.library.store import Library
 
 
@@ -40,19 +40,8 @@ class TitleIndexKind:
 TITLES = TitleIndexKind()
 
 
-class TitleAgent:
+class TitleAgent(TextAgent):
     name = "title"
-    uses_variants = False
 
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_bm25
-
-    def skip_reason(self, query: Query) -> str | None:
-        return None if query.text.strip() else "empty query"
-
-    def inputs(self, query: Query) -> dict[str, object]:
-        return {"text": query.focus}
-
-    def search(self, query: Query) -> list[Hit]:
-        return self.library.derived(TITLES).search(query.focus, self.k)
+    def search_text(self, text: str) -> list[Hit]:
+        return self.library.derived(TITLES).search(text, self.k)
