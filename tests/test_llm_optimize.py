@@ -12,12 +12,11 @@ import pytest
 
 os.environ.setdefault("DSPY_CACHEDIR", os.path.join(tempfile.gettempdir(), "citefinder-test-dspy-cache"))
 
-from llm_support import fields, scripted_server  # noqa: E402
-
 from citefinder.config import DEFAULT_AGENTS, Settings  # noqa: E402
 from citefinder.evaluate.dataset import EvalItem  # noqa: E402
 from citefinder.optimize import build_examples, exact_match  # noqa: E402
 from citefinder.select.programs import active_program, list_programs, program_info  # noqa: E402
+from llm_support import fields, scripted_server  # noqa: E402
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]  # DSPy, the scripted server, the small library
 

@@ -24,9 +24,9 @@ import shutil
 import tempfile
 import threading
 import time
-from dataclasses import replace
 import weakref
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 

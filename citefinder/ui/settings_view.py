@@ -10,10 +10,10 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
+from citefinder import user_settings
 from citefinder.config import EMBEDDER_PRESETS, Settings
 from citefinder.errors import CitefinderError
 from citefinder.rerank import MPNET_RESCORER
-from citefinder import user_settings
 from citefinder.ui import resources, state
 from citefinder.ui.connection import check_llm
 from citefinder.ui.markdown import escape_markdown
