@@ -269,7 +269,7 @@ def papers_to_bibtex(
 
     library = bibtexparser.Library()
     keys: dict[str, str] = {}
-    for group, key in zip(groups, chosen):
+    for group, key in zip(groups, chosen, strict=True):
         library.add(_entry(group[0], key))
         keys.update({p.doc_id: key for p in group})
     return bibtexparser.write_string(library), keys

@@ -98,7 +98,7 @@ class LLMRewriter:
             return query, trace("fallback", f"{reason}; searching with the cleaned context only", query)
         self._record_calls(details, call_lm)
         raw = [str(getattr(prediction, name, "") or "") for name in FIELDS]
-        details["raw"] = dict(zip(FIELDS, raw))
+        details["raw"] = dict(zip(FIELDS, raw, strict=True))
         variants = clean_variants(raw, query.text)
         new = replace(query, variants=tuple(query.variants) + variants)
         if not variants:

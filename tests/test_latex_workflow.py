@@ -42,7 +42,7 @@ def test_fill_against_the_users_own_bib(tmp_path, capsys):
     assert set(cited_keys(filled)) <= bib_keys  # and so does every other
     # the cite command of every filled slot is the draft's own
     by_span = {(s.start, s.end): s for s in slots}
-    for (start, end), piece in zip(sorted(by_span), became):
+    for (start, end), piece in zip(sorted(by_span), became, strict=False):
         command = by_span[(start, end)].command or "\\cite"
         assert piece.startswith(command), (piece, command)
     # retrieval over the user's library picks the obvious ones

@@ -55,7 +55,7 @@ def test_examples_hold_the_gold_among_shuffled_candidates(library_copy):
     examples, skipped = build_examples(items, settings, library, seed=3)
     again, _ = build_examples(items, settings, library, seed=3)
     assert examples == again and skipped == []  # deterministic
-    for item, ex in zip(items, examples):
+    for item, ex in zip(items, examples, strict=False):
         assert len(ex.papers) == 5 and len({p.doc_id for p in ex.papers}) == 5
         assert [ex.papers[n - 1].doc_id in item.gold for n in ex.gold_numbers] == [True] * len(ex.gold_numbers)
         assert bool(ex.gold_numbers) == bool(item.gold)

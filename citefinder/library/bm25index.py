@@ -68,7 +68,7 @@ class BM25Index:
         k = min(k, len(self.doc_ids))
         docs, scores = self._retriever.retrieve(query, k=k, show_progress=False, n_threads=1)
         hits: list[Hit] = []
-        for idx, score in zip(docs[0].tolist(), scores[0].tolist()):
+        for idx, score in zip(docs[0].tolist(), scores[0].tolist(), strict=True):
             if score <= 0:
                 break
             hits.append(Hit(self.doc_ids[int(idx)], len(hits) + 1, float(score)))

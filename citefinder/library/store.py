@@ -228,7 +228,7 @@ class Library:
         res = self._collection.query(query_embeddings=[list(map(float, vector))], n_results=min(k, n),
                                      include=["distances"])
         ids, dists = res["ids"][0], res["distances"][0]
-        return [Hit(i, r, 1.0 - float(d)) for r, (i, d) in enumerate(zip(ids, dists), start=1)]
+        return [Hit(i, r, 1.0 - float(d)) for r, (i, d) in enumerate(zip(ids, dists, strict=True), start=1)]
 
     def generation(self) -> str:
         """Changes whenever the stored papers change: what derived indexes are stamped with."""
@@ -257,7 +257,7 @@ class Library:
         papers: list[Paper] = []
         if offset < embedded:
             res = self._collection.get(offset=offset, limit=limit, include=["metadatas", "documents"])
-            papers = [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+            papers = [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [], strict=False)]
         if len(papers) < limit:
             papers += self._pending.take(limit - len(papers), max(0, offset - embedded))
         return papers
@@ -578,7 +578,7 @@ class Library:
 
     def _chroma_get(self, doc_ids: Sequence[str]) -> list[Paper]:
         res = self._collection.get(ids=list(doc_ids), include=["metadatas", "documents"])
-        return [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+        return [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [], strict=False)]
 
     def _store_batch(
         self,

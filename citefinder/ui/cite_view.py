@@ -508,7 +508,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
                                  persist_state="session") or ALL
     c3.button("Next to check", icon=":material/skip_next:", shortcut="n", on_click=_next_to_check,
               args=(run, st.session_state.get(state.CITE_FOCUS)), help="The next slot not found or unsure (key n).")
-    positions = dict(zip((r.slot.index for r in run.results), positions_in_sentence(run.results)))
+    positions = dict(zip((r.slot.index for r in run.results), positions_in_sentence(run.results), strict=True))
     shown = [r for r in run.results if _matches(slot_status(r, choices), which)]
     if not shown:
         st.caption("No slot matches this filter.")

@@ -89,7 +89,7 @@ def trace_panel(result: SlotResult, lookup: Lookup | None = None) -> None:
     tabs = st.tabs(labels + ["Fused", "Rerank", "Select"])
     with tabs[0]:
         _query_tab(result)
-    for tab, trace in zip(tabs[1 : 1 + len(agents)], agents):
+    for tab, trace in zip(tabs[1 : 1 + len(agents)], agents, strict=True):
         with tab:
             _stage_note(trace)
             read = {k: v for k, v in trace.inputs.items() if v and k != "variants"}
