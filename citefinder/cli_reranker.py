@@ -177,7 +177,8 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
 
     wins = None
     if val_mined:
-        reranker = CrossEncoderReranker(str(result.path), label=name, blend=settings.rerank_blend, blend_k=settings.rrf_k)
+        reranker = CrossEncoderReranker(str(result.path), label=name, blend=settings.rerank_blend,
+                                        blend_k=settings.rrf_k)
         bar = _bar("validating", "query", len(val_mined))
         metrics = validation_report(reranker, library, val_mined, TOP_NS,
                                     progress=lambda done, total: bar.update(done - bar.n))

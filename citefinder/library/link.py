@@ -201,7 +201,8 @@ def _entries(path: Path) -> tuple[dict[str, Paper], list[ImportFailure]]:
             continue
         ident = item.key or f"id:{item.doc_id}"
         if ident in papers:
-            failures.append(ImportFailure(path.name, f"key {ident!r} is used by more than one entry; the first is kept"))
+            failures.append(ImportFailure(path.name,
+                                          f"key {ident!r} is used by more than one entry; the first is kept"))
             continue
         papers[ident] = item
     return papers, failures

@@ -257,7 +257,8 @@ class Library:
         papers: list[Paper] = []
         if offset < embedded:
             res = self._collection.get(offset=offset, limit=limit, include=["metadatas", "documents"])
-            papers = [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [], strict=False)]
+            papers = [from_record(i, m, d)
+                      for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [], strict=False)]
         if len(papers) < limit:
             papers += self._pending.take(limit - len(papers), max(0, offset - embedded))
         return papers
@@ -428,7 +429,9 @@ class Library:
                 self._finish_after_failure(changed=bool(done))
                 left = f"{done} papers were embedded and the others still wait in the queue"
                 if faults.classify(e) == faults.INTERRUPTED:
-                    raise ImportInterrupted(f"Interrupted: {left}; run `citefinder library embed` again to resume.") from e
+                    raise ImportInterrupted(
+                        f"Interrupted: {left}; run `citefinder library embed` again to resume."
+                    ) from e
                 if isinstance(e, CitefinderError):
                     raise
                 raise StoreUnavailableError(faults.explain(e, where=_where(self.settings), kept=left,
@@ -578,7 +581,8 @@ class Library:
 
     def _chroma_get(self, doc_ids: Sequence[str]) -> list[Paper]:
         res = self._collection.get(ids=list(doc_ids), include=["metadatas", "documents"])
-        return [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [], strict=False)]
+        return [from_record(i, m, d)
+                for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [], strict=False)]
 
     def _store_batch(
         self,
@@ -830,7 +834,9 @@ def _make_client(settings: Settings, path: Path, *, fresh: bool = False) -> Any:
 
 
 def _where(settings: Settings) -> str:
-    return f"server {settings.chroma_host}" if settings.chroma_host else f"embedded, {Path(settings.library) / CHROMA_DIR}"
+    if settings.chroma_host:
+        return f"server {settings.chroma_host}"
+    return f"embedded, {Path(settings.library) / CHROMA_DIR}"
 
 
 def _check_embedder(path: Path, manifest: dict[str, Any], embedder: Embedder) -> None:

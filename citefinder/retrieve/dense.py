@@ -29,7 +29,9 @@ class DenseAgent:
     def skip_reason(self, query: Query) -> str | None:
         if not query.text.strip():
             return "empty query"
-        return None if self.library.embedded_count() else "no paper has dense vectors yet (run `citefinder library embed`)"
+        if self.library.embedded_count():
+            return None
+        return "no paper has dense vectors yet (run `citefinder library embed`)"
 
     def inputs(self, query: Query) -> dict[str, object]:
         return {"text": dense_text(query), "variants": list(query.variants)}

@@ -77,7 +77,9 @@ def local_part(focus: str) -> str:
         return ""
     before, after = _segments(focus)
     if is_subject(focus) or len(_CONTENT.findall(before)) < 2:
-        return f"{before.split(',')[-1]} {after}".strip(" ,;") if is_subject(focus) else f"{before} {after}".strip(" ,;")
+        if is_subject(focus):
+            return f"{before.split(',')[-1]} {after}".strip(" ,;")
+        return f"{before} {after}".strip(" ,;")
     return before.strip(" ,;")
 
 

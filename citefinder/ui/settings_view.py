@@ -62,8 +62,9 @@ def llm_form(settings: Settings) -> None:
         save = c1.form_submit_button("Save", type="primary")
         test = c2.form_submit_button("Save and test connection")
     if save or test:
-        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout, "llm_concurrency": int(concurrency),
-                                   "llm_program": program, "llm_rewrite": rewrite}
+        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout,
+                                   "llm_concurrency": int(concurrency), "llm_program": program,
+                                   "llm_rewrite": rewrite}
         if key:
             changes["llm_api_key"] = key
         elif forget:
