@@ -140,8 +140,9 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
             report = lib.import_files(args.files, progress=update, defer_embedding=args.defer_embedding)
         except (ImportAbortedError, KeyboardInterrupt) as e:
             close()
-            if getattr(e, "report", None) is not None and e.report.failures:
-                _print_report(e.report, lib)
+            partial = getattr(e, "report", None)
+            if partial is not None and partial.failures:
+                _print_report(partial, lib)
             raise
         finally:
             close()

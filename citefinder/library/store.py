@@ -415,7 +415,8 @@ class Library:
                     if not batch:
                         break
                     already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
-                    todo = [(p, (), _identity(p)) for p in batch if p.doc_id not in already]
+                    todo: list[tuple[Paper, tuple[str, ...], Identity]] = [
+                        (p, (), _identity(p)) for p in batch if p.doc_id not in already]
                     if todo:
                         failures: list[ImportFailure] = []
                         self._store_batch(todo, None, [], failures, False)

@@ -212,7 +212,9 @@ def remove_section(library: Library, shown: list[Paper]) -> None:
         return
     with st.expander("Remove papers", icon=":material/delete:"):
         titles = {p.doc_id: f"{p.title} ({p.year})" if p.year else p.title for p in shown}
-        chosen = st.multiselect("Papers to remove (from the table above)", list(titles), format_func=titles.get,
+        # titles.get: the options are titles' keys (a str each); kept as is for the widget's stale-value path
+        chosen = st.multiselect("Papers to remove (from the table above)", list(titles),
+                                format_func=titles.get,  # type: ignore[arg-type]
                                 key=state.LIBRARY_REMOVE)
         sure = st.checkbox(f"Yes, remove {len(chosen)} paper{'s' if len(chosen) != 1 else ''} from this library",
                            key=state.LIBRARY_CONFIRM, disabled=not chosen)
