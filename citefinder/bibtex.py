@@ -269,7 +269,8 @@ def papers_to_bibtex(
 
     library = bibtexparser.Library()
     keys: dict[str, str] = {}
-    for group, key in zip(groups, chosen):
+    for group, key in zip(groups, chosen, strict=True):
+        assert key is not None  # every group got a key above
         library.add(_entry(group[0], key))
         keys.update({p.doc_id: key for p in group})
     return bibtexparser.write_string(library), keys

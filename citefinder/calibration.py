@@ -110,7 +110,8 @@ class Calibration:
         p = self.probability(feats)
         firsts = [a for a in agents_ran if (s := candidates[0].stage(a)) is not None and s.rank == 1]
         ranks = {a: (s.rank if (s := candidates[0].stage(a)) is not None else None) for a in agents_ran}
-        parts = [f"{len(firsts)} of {len(agents_ran)} agents put it first" + (f" ({', '.join(firsts)})" if firsts else "")]
+        parts = [f"{len(firsts)} of {len(agents_ran)} agents put it first"
+                 + (f" ({', '.join(firsts)})" if firsts else "")]
         if feats["margin"] >= 0.3:
             parts.append("well ahead of the next candidate")
         elif feats["margin"] < 0.05:

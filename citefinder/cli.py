@@ -140,8 +140,9 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
             report = lib.import_files(args.files, progress=update, defer_embedding=args.defer_embedding)
         except (ImportAbortedError, KeyboardInterrupt) as e:
             close()
-            if getattr(e, "report", None) is not None and e.report.failures:
-                _print_report(e.report, lib)
+            partial = getattr(e, "report", None)
+            if partial is not None and partial.failures:
+                _print_report(partial, lib)
             raise
         finally:
             close()
@@ -179,7 +180,8 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
             print("no match" if lib.count() else "the library is empty: citefinder library import FILE")
         for h in [] if args.json else hits:
             key = papers[h.doc_id].key
-            print(terminal_safe(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}" + (f"  key {key}" if key else "")))
+            print(terminal_safe(f"{h.rank:>3}. {h.score:6.2f}  {paper_line(papers[h.doc_id])}"
+                                + (f"  key {key}" if key else "")))
         return 0
     if args.library_command in ("link", "unlink", "links"):
         from citefinder import cli_fill
@@ -282,8 +284,8 @@ def _report_unexpected(e: Exception, settings: Any, *, verbose: bool) -> int:
         where = "the library"
         if settings is not None:
             where = f"server {settings.chroma_host}" if settings.chroma_host else str(settings.library)
-        print(f"error: {faults.explain(e, where=where, kept='nothing was changed by this command', resume='run it again')}",
-              file=sys.stderr)
+        explained = faults.explain(e, where=where, kept="nothing was changed by this command", resume="run it again")
+        print(f"error: {explained}", file=sys.stderr)
         return 2
     hint = "" if verbose else " (run with -v for the traceback)"
     if verbose:

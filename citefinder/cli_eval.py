@@ -70,7 +70,8 @@ def run(args: argparse.Namespace, settings: Any) -> int:
     from tqdm import tqdm
 
     with tqdm(total=len(items), desc="evaluating", unit="item") as bar:
-        result = evaluate(pipeline, items, dataset=args.dataset.name, progress=lambda n, total, _o: bar.update(n - bar.n))
+        result = evaluate(pipeline, items, dataset=args.dataset.name,
+                          progress=lambda n, total, _o: bar.update(n - bar.n))
     stages = [s for s in args.stages.split(",") if s] if args.stages else list(result["stages"])
     print(format_table(result, stages))
     if args.out:

@@ -45,7 +45,8 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
 
     command = normalize_command(args.cite_command)
     if args.bib is None and args.output is None:
-        raise InputError("Give -o FILE.bib for the references to write, or --bib REFS.bib to cite your own .bib's keys.")
+        raise InputError("Give -o FILE.bib for the references to write, "
+                         "or --bib REFS.bib to cite your own .bib's keys.")
     try:
         data = args.draft.read_bytes()
     except OSError as e:

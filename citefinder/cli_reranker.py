@@ -118,7 +118,7 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     from citefinder.rerank import CrossEncoderReranker
     from citefinder.rerank_train.card import rerankers_dir, set_library_default, update_card
     from citefinder.rerank_train.examples import load_examples
-    from citefinder.rerank_train.mining import mine_hard_negatives
+    from citefinder.rerank_train.mining import MinedQuery, mine_hard_negatives
     from citefinder.rerank_train.train import TrainConfig, train_cross_encoder
     from citefinder.rerank_train.validate import reranker_wins, validation_report
 
@@ -147,7 +147,7 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     bar.close()
     print(f"mined {report.negatives} hard negatives for {report.mined} queries in {report.elapsed_s:.0f} s "
           f"(skipped: {report.no_gold_in_library} without gold in the library, {report.empty_query} empty)")
-    val_mined = []
+    val_mined: list[MinedQuery] = []
     if val_items:
         bar = _bar("retrieving validation queries", "query", len(val_items))
         val_mined, _ = mine_hard_negatives(library, val_items, negatives=0, positive_depth=None,
@@ -177,7 +177,8 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
 
     wins = None
     if val_mined:
-        reranker = CrossEncoderReranker(str(result.path), label=name, blend=settings.rerank_blend, blend_k=settings.rrf_k)
+        reranker = CrossEncoderReranker(str(result.path), label=name, blend=settings.rerank_blend,
+                                        blend_k=settings.rrf_k)
         bar = _bar("validating", "query", len(val_mined))
         metrics = validation_report(reranker, library, val_mined, TOP_NS,
                                     progress=lambda done, total: bar.update(done - bar.n))

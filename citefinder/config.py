@@ -31,7 +31,8 @@ class Settings(BaseSettings):
     # --- library ---
     library: Path = Field(Path("library"), description="Folder of the paper library (Chroma store + BM25 index).")
     chroma_host: str | None = Field(
-        None, description="HOST:PORT of a Chroma server (`chroma run`); empty = embedded store inside the library folder."
+        None,
+        description="HOST:PORT of a Chroma server (`chroma run`); empty = embedded store inside the library folder.",
     )
     collection: str = Field("papers", description="Chroma collection name.")
 
@@ -102,7 +103,8 @@ class Settings(BaseSettings):
         description=(
             "Without an LLM, the top candidate is selected only when the calibrated probability that it is "
             "right is at least this. 0.55: the lowest threshold whose picks were >= 75% right on training data "
-            "it was not fit on (bench/tune.py confidence, out-of-fold; test figures in bench/RESULTS.md). Lower fills more slots with "
+            "it was not fit on (bench/tune.py confidence, out-of-fold; test figures in bench/RESULTS.md). "
+            "Lower fills more slots with "
             "more wrong picks; 0 always selects."
         ),
     )

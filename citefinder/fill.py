@@ -93,7 +93,7 @@ def _command_edit(text: str, group: list[Slot], keys: dict[int, str]) -> tuple[i
     if m is None or m.group("keys") is None:
         raise InputError(f"Slot {group[0].index + 1} is not a cite command any more; find the slots again.")
     items = m.group("keys").split(",")
-    fills = dict(zip(placeholder_keys(m.group("keys")), (keys.get(s.index) for s in group)))
+    fills = dict(zip(placeholder_keys(m.group("keys")), (keys.get(s.index) for s in group), strict=False))
     out: list[str] = []
     seen: set[str] = {item.strip() for i, item in enumerate(items) if i not in fills}
     for i, item in enumerate(items):

@@ -148,7 +148,9 @@ def max_score(rankings: Mapping[str, Sequence[Hit]]) -> list[tuple[str, float]]:
     return _order(scores, _best_ranks(rankings))
 
 
-def fuse(rankings: Mapping[str, Sequence[Hit]], method: FusionMethod | Fusion = "rrf", k: int = 60) -> list[tuple[str, float]]:
+def fuse(
+    rankings: Mapping[str, Sequence[Hit]], method: FusionMethod | Fusion = "rrf", k: int = 60
+) -> list[tuple[str, float]]:
     """Fuse ``rankings`` by a :class:`Fusion` (weighted RRF), or by the name of a plain method."""
     if isinstance(method, Fusion):
         if method.method == "max":

@@ -250,7 +250,7 @@ def optimize(
     path.parent.mkdir(parents=True, exist_ok=True)
     n_demos = sum(len(p.demos) for p in program.predictors())
     bootstrapped = sum(1 for p in program.predictors() for d in p.demos if d.get("augmented"))
-    info = {
+    info: dict[str, Any] = {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "optimizer": optimizer,
         "model": settings.llm_model,

@@ -24,7 +24,7 @@ from citefinder.retrieve.common import Agent
 from citefinder.retrieve.draft import draft_context
 from citefinder.retrieve.reformulate import reformulate
 from citefinder.retrieve.registry import make_agents
-from citefinder.rewrite import LLMRewriter, skipped_rewrite
+from citefinder.rewrite import LLMRewriter, Rewriter, skipped_rewrite
 from citefinder.select.base import Selector, make_selector
 from citefinder.select.fallback import selection_hits
 from citefinder.types import Candidate, Query, Selection, Slot, SlotResult, StageTrace
@@ -57,7 +57,7 @@ class Pipeline:
         *,
         reranker: Reranker | None = None,
         selector: Selector | None = None,
-        rewriter: LLMRewriter | None = None,
+        rewriter: Rewriter | None = None,
         calibration: Calibration | None = None,
         agents: list[Agent] | None = None,
         fusion: Fusion | None = None,
@@ -70,7 +70,7 @@ class Pipeline:
         self.question_fusion = fusion if fusion is not None else fusion_of(settings, "questions")
         self.reranker = reranker if reranker is not None else make_reranker(settings)
         self.selector = selector if selector is not None else make_selector(settings)
-        self.rewriter = rewriter if rewriter is not None else make_rewriter(settings)
+        self.rewriter: Rewriter | None = rewriter if rewriter is not None else make_rewriter(settings)
 
     # --- public ----------------------------------------------------------------------------------
 

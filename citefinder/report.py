@@ -7,7 +7,6 @@ from typing import Sequence
 from citefinder.types import Candidate, Paper, SlotResult, StageTrace
 
 
-
 def paper_line(p: Paper) -> str:
     authors = ", ".join(p.authors[:3]) + (" et al." if len(p.authors) > 3 else "")
     bits = [p.title]

@@ -351,7 +351,7 @@ def make_reranker(settings: "Settings") -> Reranker:
     """
     if settings.reranker and settings.reranker.strip().lower() == DISABLED:
         return SkipReranker(f"reranking disabled (reranker '{DISABLED}')")
-    blend = {"blend": settings.rerank_blend, "blend_k": settings.rrf_k}
+    blend: dict[str, Any] = {"blend": settings.rerank_blend, "blend_k": settings.rrf_k}
     if settings.reranker == MPNET_RESCORER:
         from citefinder.library.embedder import MPNET, Embedder
 

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from citefinder.select.lm import call_records, call_totals, describe_failure, make_lm
 from citefinder.types import Query, StageTrace
@@ -39,6 +39,14 @@ def clean_variants(raw: list[str], query_text: str) -> tuple[str, ...]:
             seen.add(text.lower())
             out.append(text)
     return tuple(out[:MAX_VARIANTS])
+
+
+class Rewriter(Protocol):
+    """What the pipeline calls to rewrite a slot's query (LLMRewriter, or BreakerRewriter around it)."""
+
+    agent: str
+
+    def rewrite(self, query: Query, context: str) -> tuple[Query, StageTrace]: ...
 
 
 class LLMRewriter:
@@ -98,7 +106,7 @@ class LLMRewriter:
             return query, trace("fallback", f"{reason}; searching with the cleaned context only", query)
         self._record_calls(details, call_lm)
         raw = [str(getattr(prediction, name, "") or "") for name in FIELDS]
-        details["raw"] = dict(zip(FIELDS, raw))
+        details["raw"] = dict(zip(FIELDS, raw, strict=True))
         variants = clean_variants(raw, query.text)
         new = replace(query, variants=tuple(query.variants) + variants)
         if not variants:

@@ -109,7 +109,7 @@ def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = No
             where[int(m.group(1))] = j
     k = max(0, context_sentences)
     headings = _headings(sentences)
-    slots = []
+    slots: list[Slot] = []
     for m, n in markers:
         command = m.group("command") or ""
         for _ in range(n):

@@ -53,7 +53,8 @@ def load_settings(base: Settings, path: Path | None = None) -> tuple[Settings, s
     try:
         return base.with_overrides(**changes), None
     except ValidationError as e:
-        return base, f"Your saved settings ({path or settings_path()}) were not used: {e.error_count()} invalid value(s)."
+        return base, (f"Your saved settings ({path or settings_path()}) were not used: "
+                      f"{e.error_count()} invalid value(s).")
 
 
 def save_settings(settings: Settings, base: Settings, path: Path | None = None) -> Path:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lint and type gate: ruff over the package and the tests, mypy over the package (config in pyproject.toml).
-# Not yet part of scripts/test.sh: it is enabled once the open branches are merged and the findings fixed.
+# Part of the test command: scripts/test.sh runs it before pytest and stops on any finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] && . .venv/bin/activate

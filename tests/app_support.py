@@ -23,7 +23,8 @@ TWO_SLOTS = (
 PDF_LINES = [
     (72, 740, 11, "Pre-training deep bidirectional transformers improved language understanding [CITATION]."),
     (72, 720, 11, "The weather was mild."),
-    (72, 700, 11, "Dense passage retrieval for open-domain question answering learns dense representations of passages [CITATION]."),
+    (72, 700, 11, "Dense passage retrieval for open-domain question answering learns dense representations of "
+                  "passages [CITATION]."),
     (72, 680, 11, "Nobody disagreed."),
     (72, 660, 11, "Generative adversarial nets estimate generative models via an adversarial process [CITATION]."),
 ]

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from conftest import free_port, stop_process, wait_for_port
-
 from citefinder.config import Settings
+from conftest import free_port, stop_process, wait_for_port
 
 SERVER_SCRIPT = Path(__file__).resolve().parent / "llm_server.py"
 

@@ -245,7 +245,8 @@ def test_library_page_imports_a_bib_and_removes_a_paper(tmp_path, monkeypatch):
     assert any("2 added, 1 duplicates skipped, 1 failed" in plain(w.value) for w in at.warning)
     assert at.metric[0].value == "2"
     table = next(d.value for d in at.dataframe if "title" in d.value.columns)
-    assert sorted(table["title"]) == ["Graph Neural Nets for Citation Recommendation", "Sparse and Dense Retrieval Together"]
+    assert sorted(table["title"]) == ["Graph Neural Nets for Citation Recommendation",
+                                      "Sparse and Dense Retrieval Together"]
 
     at.text_input(key=state.LIBRARY_QUERY).set_value("sparse dense retrieval").run()
     table = next(d.value for d in at.dataframe if "title" in d.value.columns)
@@ -326,7 +327,8 @@ def test_search_page_ranks_papers_with_a_trace(sample_library, monkeypatch):
     assert not at.exception and not at.error
     run = at.session_state[state.SEARCH_RUN]
     assert run.result.candidates[0].paper.title == "Dense Passage Retrieval for Open-Domain Question Answering"
-    assert any(plain(m.value) == "1. **Dense Passage Retrieval for Open-Domain Question Answering**" for m in at.markdown)
+    assert any(plain(m.value) == "1. **Dense Passage Retrieval for Open-Domain Question Answering**"
+               for m in at.markdown)
     at.session_state[f"search_trace_{run.run_id}"] = True
     at.run()
     assert at.dataframe[0].value["agent"].tolist()[-1] == "select"

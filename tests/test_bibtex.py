@@ -17,7 +17,8 @@ BERT = Paper(
     doi="10.18653/v1/n19-1423",
     arxiv_id="1810.04805",
 )
-ATTENTION = Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani", "Noam Shazeer"), 2017, arxiv_id="1706.03762")
+ATTENTION = Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani", "Noam Shazeer"), 2017,
+                  arxiv_id="1706.03762")
 SPECIAL = Paper(
     "t:special",
     "Costs of 50% & $5 for #tags, snake_case, {braces}, ~tilde, ^caret, back\\slash -- and Müller's café",
@@ -49,7 +50,8 @@ def test_entry_types_by_venue():
     assert entry_type_for(Paper("x", "T", venue="IEEE Transactions on Pattern Analysis")) == ("article", "journal")
     assert entry_type_for(Paper("x", "T", venue="Nature")) == ("article", "journal")
     assert entry_type_for(Paper("x", "T", venue="Some Venue", entry_type="article")) == ("article", "journal")
-    assert entry_type_for(Paper("x", "T", venue="arXiv preprint arXiv:1706.03762", arxiv_id="1706.03762")) == ("misc", None)
+    preprint = Paper("x", "T", venue="arXiv preprint arXiv:1706.03762", arxiv_id="1706.03762")
+    assert entry_type_for(preprint) == ("misc", None)
     assert entry_type_for(ATTENTION) == ("misc", None)
     assert entry_type_for(Paper("x", "T")) == ("misc", None)
 
@@ -62,7 +64,8 @@ def test_bibtex_fields_and_types():
     assert bert.entry_type == "inproceedings"
     assert bert["title"] == "{BERT}: Pre-training of Deep Bidirectional Transformers for Language Understanding"
     assert bert["author"] == "Jacob Devlin and Ming-Wei Chang"
-    assert (bert["booktitle"], bert["year"], bert["doi"]) == ("Proceedings of NAACL-HLT", "2019", "10.18653/v1/n19-1423")
+    assert (bert["booktitle"], bert["year"], bert["doi"]) == (
+        "Proceedings of NAACL-HLT", "2019", "10.18653/v1/n19-1423")
     arxiv = entries["vaswani2017attention"]
     assert arxiv.entry_type == "misc"
     assert (arxiv["eprint"], arxiv["archivePrefix"]) == ("1706.03762", "arXiv")
@@ -72,7 +75,8 @@ def test_bibtex_fields_and_types():
 def test_title_protection():
     sentence_case = Paper("x", "Pre-training with BERT and GPT-2 for Python code in iOS apps", (), 2020)
     bib, _ = papers_to_bibtex([sentence_case])
-    assert _entries(bib)["anon2020pre"]["title"] == "Pre-training with {BERT} and {GPT-2} for {Python} code in {iOS} apps"
+    assert _entries(bib)["anon2020pre"]["title"] == (
+        "Pre-training with {BERT} and {GPT-2} for {Python} code in {iOS} apps")
     # Title case: capitals are style, not names; only acronyms are braced.
     bib, _ = papers_to_bibtex([Paper("y", "Learning Deep Features with ResNet Blocks", (), 2016)])
     assert _entries(bib)["anon2016learning"]["title"] == "Learning Deep Features with {ResNet} Blocks"
@@ -82,7 +86,8 @@ def test_special_characters_escaped_and_round_trip(tmp_path):
     bib, keys = papers_to_bibtex([SPECIAL, BERT, ATTENTION])
     entry = _entries(bib)[keys["t:special"]]
     assert entry.entry_type == "article"
-    assert entry["title"].startswith(r"Costs of 50\% \& \$5 for \#tags, snake\_case, \textbraceleft{}braces\textbraceright{},")
+    assert entry["title"].startswith(r"Costs of 50\% \& \$5 for \#tags, snake\_case, "
+                                     r"\textbraceleft{}braces\textbraceright{},")
     assert entry["title"].endswith("-{}- and {Müller's} café")  # UTF-8 kept; a name in a sentence-case title braced
     assert entry["author"] == "Jörg Müller and {Barack and Michelle Foundation}"
     path = tmp_path / "out.bib"
@@ -95,7 +100,8 @@ def test_special_characters_escaped_and_round_trip(tmp_path):
 
 
 def test_same_paper_twice_is_one_entry_and_collisions_get_suffixes():
-    twin = Paper("doi:10.48550/arxiv.1706.03762", "Attention is all you need", ("A. Vaswani",), 2017, arxiv_id="1706.03762")
+    twin = Paper("doi:10.48550/arxiv.1706.03762", "Attention is all you need", ("A. Vaswani",), 2017,
+                 arxiv_id="1706.03762")
     other1 = Paper("t:1", "Attention Heads", ("Ashish Vaswani",), 2017, "ICML")
     other2 = Paper("t:2", "Attention Layers", ("Ashish Vaswani",), 2017, "ICLR")
     bib, keys = papers_to_bibtex([ATTENTION, other1, ATTENTION, twin, other2])
@@ -124,7 +130,8 @@ def test_escape_latex(raw, escaped):
 def test_round_trip_of_real_fixture(tmp_path):
     papers = [p for p in read_papers(Path(__file__).parent / "data" / "refs.bib") if isinstance(p, Paper)]
     # the .bib's own keys are kept; without them, keys are generated
-    assert list(papers_to_bibtex(papers)[1].values()) == ["devlin2019bert", "mueller2020", "vaswani2017attention", "neuripsstring2020"]
+    assert list(papers_to_bibtex(papers)[1].values()) == ["devlin2019bert", "mueller2020", "vaswani2017attention",
+                                                          "neuripsstring2020"]
     bib, keys = papers_to_bibtex([replace(p, key=None) for p in papers])
     assert list(keys.values()) == ["devlin2019bert", "muller2020uber", "vaswani2017attention", "lewis2020retrieval"]
     (tmp_path / "again.bib").write_text(bib, encoding="utf-8")

@@ -93,5 +93,6 @@ def test_hostile_metadata_is_plain_text_in_the_browser(tmp_path):
         assert main.locator("img, b, i, a, h1, .katex").count() == 0
         assert page.evaluate("() => window.__xss") is None
         texts = [t.replace("\u2060", "") for t in main.locator("[data-testid='stMarkdownContainer']").all_inner_texts()]
-        assert "<img src=x onerror=window.__xss=1> [click](javascript:alert(1)) **bold** $x^2$ :red[hi] www.evil.example" in texts
+        assert ("<img src=x onerror=window.__xss=1> [click](javascript:alert(1)) **bold** $x^2$ :red[hi] "
+                "www.evil.example") in texts
         assert "Before <i>x</i> [CITATION] and [CITATION] end." in texts

@@ -4,7 +4,6 @@ slots are selected concurrently (``llm_concurrency``) and an LLM that fails twic
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
@@ -60,9 +59,8 @@ def test_a_dead_llm_is_asked_twice_then_skipped(tmp_path, library):
 
 
 def test_thirty_slots_against_an_unreachable_endpoint_stay_fast(library):
-    from conftest import free_port
-
     from citefinder.config import Settings
+    from conftest import free_port
 
     settings = Settings(library=library.path, llm_model="hosted_vllm/nothing",
                         llm_api_base=f"http://127.0.0.1:{free_port()}/v1")  # default retries and concurrency

@@ -76,7 +76,7 @@ def test_hostile_file_gives_its_good_records_and_clear_failures(name: str) -> No
     assert [p.title for p in papers] == titles
     got = [f"{f.source} | {f.reason}" for f in failures]
     assert len(got) == len(reasons), got
-    for text, want in zip(got, reasons):
+    for text, want in zip(got, reasons, strict=True):
         assert want in text
     for p in papers:  # every stored text encodes and holds no control characters
         for text in (p.title, p.abstract, p.venue or "", *p.authors):

@@ -42,7 +42,7 @@ def test_fill_against_the_users_own_bib(tmp_path, capsys):
     assert set(cited_keys(filled)) <= bib_keys  # and so does every other
     # the cite command of every filled slot is the draft's own
     by_span = {(s.start, s.end): s for s in slots}
-    for (start, end), piece in zip(sorted(by_span), became):
+    for (start, end), piece in zip(sorted(by_span), became, strict=False):
         command = by_span[(start, end)].command or "\\cite"
         assert piece.startswith(command), (piece, command)
     # retrieval over the user's library picks the obvious ones
@@ -100,7 +100,8 @@ def test_fill_without_bib_uses_stored_keys_and_generates_non_colliding_ones(tmp_
     out = capsys.readouterr().out
     filled = (tmp_path / "out.md").read_text(encoding="utf-8")
     # the stored key is used; BERT has none and its generated key avoids the stored "devlin2019bert"
-    assert filled == ("The Transformer relies solely on attention mechanisms without recurrence \\citep{Vaswani.ea.2017}. "
+    assert filled == ("The Transformer relies solely on attention mechanisms without recurrence "
+                      "\\citep{Vaswani.ea.2017}. "
                       "Deep bidirectional transformers are pre-trained with a masked language model "
                       "\\citep{devlin2019berta}.\n"), out
     bib = (tmp_path / "out.bib").read_text(encoding="utf-8")

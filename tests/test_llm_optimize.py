@@ -12,12 +12,11 @@ import pytest
 
 os.environ.setdefault("DSPY_CACHEDIR", os.path.join(tempfile.gettempdir(), "citefinder-test-dspy-cache"))
 
-from llm_support import fields, scripted_server  # noqa: E402
-
 from citefinder.config import DEFAULT_AGENTS, Settings  # noqa: E402
 from citefinder.evaluate.dataset import EvalItem  # noqa: E402
 from citefinder.optimize import build_examples, exact_match  # noqa: E402
 from citefinder.select.programs import active_program, list_programs, program_info  # noqa: E402
+from llm_support import fields, scripted_server  # noqa: E402
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]  # DSPy, the scripted server, the small library
 
@@ -56,7 +55,7 @@ def test_examples_hold_the_gold_among_shuffled_candidates(library_copy):
     examples, skipped = build_examples(items, settings, library, seed=3)
     again, _ = build_examples(items, settings, library, seed=3)
     assert examples == again and skipped == []  # deterministic
-    for item, ex in zip(items, examples):
+    for item, ex in zip(items, examples, strict=False):
         assert len(ex.papers) == 5 and len({p.doc_id for p in ex.papers}) == 5
         assert [ex.papers[n - 1].doc_id in item.gold for n in ex.gold_numbers] == [True] * len(ex.gold_numbers)
         assert bool(ex.gold_numbers) == bool(item.gold)

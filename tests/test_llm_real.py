@@ -19,11 +19,10 @@ import pytest
 
 os.environ.setdefault("DSPY_CACHEDIR", os.path.join(tempfile.gettempdir(), "citefinder-test-dspy-cache"))
 
-from conftest import free_port, stop_process, wait_for_port  # noqa: E402
-from llm_support import ServedLLM  # noqa: E402
-
 from citefinder.select.llm import LLMSelector  # noqa: E402
 from citefinder.types import Candidate, Paper, Query  # noqa: E402
+from conftest import free_port, stop_process, wait_for_port  # noqa: E402
+from llm_support import ServedLLM  # noqa: E402
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 

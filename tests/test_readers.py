@@ -61,7 +61,8 @@ def test_bib_fields_accents_and_authors():
     )
     assert mueller.title == "Über die Suche nach Zitaten in Entwürfen"
     assert mueller.authors == ("Jörg Müller", "Ana García", "François Dupont")
-    assert (mueller.venue, mueller.year, mueller.entry_type) == ("Journal of Citation Studies & Retrieval", 2020, "article")
+    assert (mueller.venue, mueller.year, mueller.entry_type) == (
+        "Journal of Citation Studies & Retrieval", 2020, "article")
 
 
 def test_bib_arxiv_only_entry_and_string_macro():
@@ -109,7 +110,8 @@ def test_jsonl_streams_papers_and_reports_bad_lines_by_number():
     assert titov.authors == ("Ivan Titov", "Ryan McDonald")
     assert (titov.year, titov.venue, titov.arxiv_id, titov.source) == (2008, None, "0801.1063", "papers.jsonl")
     # No doc_id given: made from the (normalised) arXiv id; DOI normalised too.
-    assert (pca.doc_id, pca.arxiv_id, pca.doi, pca.year) == ("arxiv:0804.3575", "0804.3575", "10.1109/focs.2008.48", 2008)
+    assert (pca.doc_id, pca.arxiv_id, pca.doi, pca.year) == (
+        "arxiv:0804.3575", "0804.3575", "10.1109/focs.2008.48", 2008)
     assert (plain.url, plain.venue, plain.authors) == ("https://example.org/p", "Workshop on Tests", ())
 
 
@@ -170,7 +172,8 @@ def test_csl_json_like_zotero():
         "article",
     )
     assert dpr.abstract == "Open-domain question answering relies on efficient passage retrieval."
-    assert (gpt3.doc_id, gpt3.arxiv_id, gpt3.authors) == ("arxiv:2005.14165", "2005.14165", ("Tom B. Brown", "Benjamin Mann"))
+    assert (gpt3.doc_id, gpt3.arxiv_id, gpt3.authors) == (
+        "arxiv:2005.14165", "2005.14165", ("Tom B. Brown", "Benjamin Mann"))
     assert (colbert.year, colbert.entry_type) == (2020, "inproceedings")
     assert colbert.venue == "Proceedings of the 43rd International ACM SIGIR Conference"
 
@@ -277,7 +280,8 @@ def test_bib_duplicate_key_is_kept_and_duplicate_field_is_reported(tmp_path):
     )
     papers, failures = _split(read_papers(bib))
     assert [p.title for p in papers] == ["First Paper", "Second Paper"]
-    assert failures == [ImportFailure("dups.bib:3", "malformed BibTeX entry 'twice' at line 3: field title is given more than once")]
+    assert failures == [ImportFailure(
+        "dups.bib:3", "malformed BibTeX entry 'twice' at line 3: field title is given more than once")]
 
 
 def test_bib_venue_falls_back_to_howpublished_institution_publisher(tmp_path):

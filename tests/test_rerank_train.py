@@ -12,7 +12,6 @@ import pytest
 
 from citefinder.config import Settings
 from citefinder.errors import ModelLoadError
-from citefinder.evaluate.dataset import EvalItem
 from citefinder.rerank import CrossEncoderReranker, SkipReranker, check_cross_encoder_folder, make_reranker
 from citefinder.rerank_train.card import library_default, read_card, set_library_default
 from citefinder.rerank_train.examples import latex_citations, load_examples

@@ -49,7 +49,8 @@ def test_abbreviations_and_decimals_do_not_split_sentences():
     assert slot.sentence == (
         "Prior models, e.g. BM25, reach 3.5 points more (see Fig. 2 and Smith et al. 2020) [CITATION]."
     )
-    assert split_sentences("Then J. Doe did more. Is it so? Yes! ok.") == ["Then J. Doe did more.", "Is it so?", "Yes! ok."]
+    assert split_sentences("Then J. Doe did more. Is it so? Yes! ok.") == [
+        "Then J. Doe did more.", "Is it so?", "Yes! ok."]
 
 
 def test_question_mark_marker_does_not_end_the_sentence():
@@ -82,7 +83,8 @@ def test_split_marker_from_pdf_and_paragraph_breaks():
     assert first.marker == "[CITA-\nTION]"
     assert first.sentence == "Sparse methods such as BM25 remain strong baselines [CITATION]."
     assert first.context == (
-        "# Related work Sparse methods such as BM25 remain strong baselines [CITATION]. Fusion of both was shown to help."
+        "# Related work Sparse methods such as BM25 remain strong baselines [CITATION]. "
+        "Fusion of both was shown to help."
     )
     assert second.sentence == "A new paragraph starts here [CITATION]"
     assert second.context == "Fusion of both was shown to help. A new paragraph starts here [CITATION]"

@@ -43,7 +43,8 @@ def shared_embedder() -> CountingEmbedder:
 def mode_settings(request, tmp_path, chroma_server_lazy) -> Settings:
     if request.param == "server":
         # each test gets its own collection on the shared server
-        return Settings(library=tmp_path / "lib", chroma_host=chroma_server_lazy(), collection=f"t{abs(hash(tmp_path)) % 10**8}")
+        return Settings(library=tmp_path / "lib", chroma_host=chroma_server_lazy(),
+                        collection=f"t{abs(hash(tmp_path)) % 10**8}")
     return Settings(library=tmp_path / "lib")
 
 
@@ -190,7 +191,9 @@ def test_killed_import_leaves_a_usable_library(tmp_path, records) -> None:
     assert lib.count() == N_MODE
 
 
-def test_deferred_embedding_is_searchable_at_once_and_resumable(tmp_path, records, shared_embedder, monkeypatch) -> None:
+def test_deferred_embedding_is_searchable_at_once_and_resumable(
+    tmp_path, records, shared_embedder, monkeypatch
+) -> None:
     import citefinder.library.store as store
     from citefinder.retrieve.common import run_agent
     from citefinder.retrieve.dense import DenseAgent
@@ -208,7 +211,8 @@ def test_deferred_embedding_is_searchable_at_once_and_resumable(tmp_path, record
     assert lib.get([target["doc_id"]])[0].abstract == target["abstract"]
     assert {p.doc_id for p in lib.browse(0, 100)} == {r["doc_id"] for r in records[:20]}
     _, trace = run_agent(DenseAgent(lib.settings, lib), Query(target["title"]))
-    assert trace.status == "skipped" and "covers 0 of 20 papers" in trace.message and trace.details["coverage"] == {"embedded": 0, "total": 20}
+    assert trace.status == "skipped" and "covers 0 of 20 papers" in trace.message
+    assert trace.details["coverage"] == {"embedded": 0, "total": 20}
 
     # interrupted after the first batch: what was embedded stays, the rest stays queued
     calls = []

@@ -25,7 +25,7 @@ def results() -> list[SlotResult]:
              Candidate(BERT).with_score("dense", 2, 0.7).with_score("fused", 2, 0.016))
     found = [Selection("found", ATTN, 0.9, "threshold"), Selection("found", BM25, 0.8, "threshold"),
              Selection("not_found", None, 0.2, "threshold", "below threshold")]
-    return [SlotResult(s, Query(s.context), cands, sel, ()) for s, sel in zip(slots, found)]
+    return [SlotResult(s, Query(s.context), cands, sel, ()) for s, sel in zip(slots, found, strict=False)]
 
 
 def test_default_choices_are_the_selectors_picks():

@@ -9,8 +9,8 @@ from pydantic import SecretStr
 from citefinder import user_settings, workspace
 from citefinder.config import Settings
 from citefinder.evidence import best_sentence
-from citefinder.types import Candidate, Hit, Paper, Query, Selection, SlotResult, StageTrace
 from citefinder.slots import find_slots
+from citefinder.types import Candidate, Hit, Paper, Query, Selection, SlotResult, StageTrace
 from citefinder.ui.words import confidence_label, confidence_words
 
 ATTN = Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani",), 2017,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from citefinder.evaluate.dataset import EvalItem
-from citefinder.evaluate.runner import ItemOutcome, agent_lists, score, stage_runs, _gold_rank
+from citefinder.evaluate.runner import ItemOutcome, _gold_rank, agent_lists, score, stage_runs
 from citefinder.library.dedupe import dedupe_keys
 
 if TYPE_CHECKING:

@@ -108,7 +108,9 @@ def _gold_rank(run: dict[str, float], gold: Sequence[str]) -> int | None:
     return min(ranks) if ranks else None
 
 
-def run_items(pipeline: Any, items: Sequence[EvalItem], *, progress: Progress | None = None, keep_traces: bool = True) -> list[ItemOutcome]:
+def run_items(
+    pipeline: Any, items: Sequence[EvalItem], *, progress: Progress | None = None, keep_traces: bool = True
+) -> list[ItemOutcome]:
     """Cite (or search) every item and collect its per-stage outcome."""
     s = pipeline.settings
     outcomes: list[ItemOutcome] = []
@@ -171,10 +173,13 @@ def selection_metrics(
     return m
 
 
-def score(outcomes: Sequence[ItemOutcome], items: Sequence[EvalItem], library_ids: set[str] | None = None) -> dict[str, Any]:
+def score(
+    outcomes: Sequence[ItemOutcome], items: Sequence[EvalItem], library_ids: set[str] | None = None
+) -> dict[str, Any]:
     """Per-stage retrieval metrics (answerable items) plus selection metrics and latency."""
     qrels = {o.id: {g: 1 for g in o.gold} for o in outcomes if o.answerable}
-    stages = {stage: evaluate_run(qrels, {o.id: o.runs.get(stage, {}) for o in outcomes}) for stage in stages_of(outcomes)}
+    stages = {stage: evaluate_run(qrels, {o.id: o.runs.get(stage, {}) for o in outcomes})
+              for stage in stages_of(outcomes)}
     lat = sorted(o.elapsed_s for o in outcomes)
     latency = {"p50_s": lat[len(lat) // 2], "p95_s": lat[min(len(lat) - 1, int(len(lat) * 0.95))]} if lat else {}
     return {"stages": stages, "selection": selection_metrics(outcomes, items, library_ids), "latency": latency}
@@ -183,7 +188,8 @@ def score(outcomes: Sequence[ItemOutcome], items: Sequence[EvalItem], library_id
 def code_version() -> str:
     try:
         root = Path(__file__).resolve().parents[2]
-        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True, text=True, timeout=5)
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True, text=True,
+                             timeout=5)
         return out.stdout.strip() or "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"

@@ -12,7 +12,7 @@ import logging
 import os
 import shutil
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from citefinder.types import Hit, Paper
 
@@ -37,7 +37,7 @@ def _stemmer():  # noqa: ANN202 - PyStemmer has no types
 class BM25Index:
     """An immutable BM25 index over a fixed list of doc_ids (Robertson & Zaragoza 2009, via bm25s)."""
 
-    def __init__(self, retriever: object | None, doc_ids: Sequence[str]) -> None:
+    def __init__(self, retriever: Any, doc_ids: Sequence[str]) -> None:  # a bm25s.BM25 or None
         self._retriever = retriever
         self.doc_ids = list(doc_ids)
         self._stem = _stemmer()
@@ -68,7 +68,7 @@ class BM25Index:
         k = min(k, len(self.doc_ids))
         docs, scores = self._retriever.retrieve(query, k=k, show_progress=False, n_threads=1)
         hits: list[Hit] = []
-        for idx, score in zip(docs[0].tolist(), scores[0].tolist()):
+        for idx, score in zip(docs[0].tolist(), scores[0].tolist(), strict=True):
             if score <= 0:
                 break
             hits.append(Hit(self.doc_ids[int(idx)], len(hits) + 1, float(score)))

@@ -47,7 +47,8 @@ def _one(e: BaseException) -> str:
     if any(t in text for t in _READ_ONLY_TEXT):
         return READ_ONLY
     module = type(e).__module__ or ""
-    if module.startswith(("httpx", "httpcore")) or isinstance(e, ConnectionError) or any(t in text for t in _SERVER_TEXT):
+    if (module.startswith(("httpx", "httpcore")) or isinstance(e, ConnectionError)
+            or any(t in text for t in _SERVER_TEXT)):
         return SERVER_LOST
     if isinstance(e, sqlite3.OperationalError) and "full" in text:
         return DISK_FULL

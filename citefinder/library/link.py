@@ -183,12 +183,12 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False) -> S
     state = _load(library.path)  # re-read: the library's writes above do not touch it, but be safe
     state["files"][str(path)] = {"sha256": digest, "entries": entries, "synced_at": time.time()}
     _save(library.path, state)
-    report = SyncReport(
+    synced = SyncReport(
         str(path), True, added=added, updated=len(updates) + len(rekey), removed=removed, unchanged=unchanged,
         embedded=embedded, failures=tuple(failures), elapsed_s=time.perf_counter() - t0,
     )
-    log.info("%s", report.summary())
-    return report
+    log.info("%s", synced.summary())
+    return synced
 
 
 def _entries(path: Path) -> tuple[dict[str, Paper], list[ImportFailure]]:
@@ -201,7 +201,8 @@ def _entries(path: Path) -> tuple[dict[str, Paper], list[ImportFailure]]:
             continue
         ident = item.key or f"id:{item.doc_id}"
         if ident in papers:
-            failures.append(ImportFailure(path.name, f"key {ident!r} is used by more than one entry; the first is kept"))
+            failures.append(ImportFailure(path.name,
+                                          f"key {ident!r} is used by more than one entry; the first is kept"))
             continue
         papers[ident] = item
     return papers, failures

@@ -56,7 +56,8 @@ class FolderLock:
                 os.close(fd)
                 self._thread_lock.release()
                 return False
-            self.on_wait(f"Another process is writing to the library at {self.path.parent}; waiting for it to finish...")
+            self.on_wait(f"Another process is writing to the library at {self.path.parent}; "
+                         "waiting for it to finish...")
             t0 = time.monotonic()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)

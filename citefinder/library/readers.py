@@ -31,7 +31,7 @@ READERS: dict[str, Reader] = {
     ".pdf": read_pdf,
 }
 # What a file of each type should be, for "no records found in X — is it a ...?"
-EXPECTED = {
+EXPECTED: dict[Reader, str] = {
     read_bib: "a BibTeX file (.bib) with @article{...} entries",
     read_jsonl: "a JSON Lines file with one paper object per line",
     read_csl_json: "a CSL-JSON file (a list of items, e.g. exported from Zotero)",

@@ -24,9 +24,9 @@ import shutil
 import tempfile
 import threading
 import time
-from dataclasses import replace
 import weakref
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
@@ -228,7 +228,7 @@ class Library:
         res = self._collection.query(query_embeddings=[list(map(float, vector))], n_results=min(k, n),
                                      include=["distances"])
         ids, dists = res["ids"][0], res["distances"][0]
-        return [Hit(i, r, 1.0 - float(d)) for r, (i, d) in enumerate(zip(ids, dists), start=1)]
+        return [Hit(i, r, 1.0 - float(d)) for r, (i, d) in enumerate(zip(ids, dists, strict=True), start=1)]
 
     def generation(self) -> str:
         """Changes whenever the stored papers change: what derived indexes are stamped with."""
@@ -257,7 +257,8 @@ class Library:
         papers: list[Paper] = []
         if offset < embedded:
             res = self._collection.get(offset=offset, limit=limit, include=["metadatas", "documents"])
-            papers = [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+            papers = [from_record(i, m, d)
+                      for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [], strict=False)]
         if len(papers) < limit:
             papers += self._pending.take(limit - len(papers), max(0, offset - embedded))
         return papers
@@ -414,7 +415,8 @@ class Library:
                     if not batch:
                         break
                     already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
-                    todo = [(p, (), _identity(p)) for p in batch if p.doc_id not in already]
+                    todo: list[tuple[Paper, tuple[str, ...], Identity]] = [
+                        (p, (), _identity(p)) for p in batch if p.doc_id not in already]
                     if todo:
                         failures: list[ImportFailure] = []
                         self._store_batch(todo, None, [], failures, False)
@@ -428,7 +430,9 @@ class Library:
                 self._finish_after_failure(changed=bool(done))
                 left = f"{done} papers were embedded and the others still wait in the queue"
                 if faults.classify(e) == faults.INTERRUPTED:
-                    raise ImportInterrupted(f"Interrupted: {left}; run `citefinder library embed` again to resume.") from e
+                    raise ImportInterrupted(
+                        f"Interrupted: {left}; run `citefinder library embed` again to resume."
+                    ) from e
                 if isinstance(e, CitefinderError):
                     raise
                 raise StoreUnavailableError(faults.explain(e, where=_where(self.settings), kept=left,
@@ -578,7 +582,8 @@ class Library:
 
     def _chroma_get(self, doc_ids: Sequence[str]) -> list[Paper]:
         res = self._collection.get(ids=list(doc_ids), include=["metadatas", "documents"])
-        return [from_record(i, m, d) for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [])]
+        return [from_record(i, m, d)
+                for i, m, d in zip(res["ids"], res["metadatas"] or [], res["documents"] or [], strict=False)]
 
     def _store_batch(
         self,
@@ -830,7 +835,9 @@ def _make_client(settings: Settings, path: Path, *, fresh: bool = False) -> Any:
 
 
 def _where(settings: Settings) -> str:
-    return f"server {settings.chroma_host}" if settings.chroma_host else f"embedded, {Path(settings.library) / CHROMA_DIR}"
+    if settings.chroma_host:
+        return f"server {settings.chroma_host}"
+    return f"embedded, {Path(settings.library) / CHROMA_DIR}"
 
 
 def _check_embedder(path: Path, manifest: dict[str, Any], embedder: Embedder) -> None:

@@ -8,6 +8,7 @@ batch, a stopped import or a queue that never empties.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from citefinder.library.formats.common import RecordError, json_kind
 from citefinder.textsafe import clean_text
@@ -38,7 +39,7 @@ def checked_paper(paper: Paper) -> Paper:
     year = paper.year
     if year is not None and (isinstance(year, bool) or not isinstance(year, (int, float)) or year != int(year)):
         raise RecordError(f"has a JSON {json_kind(year)} in field 'year', expected a whole number")
-    changes: dict[str, object] = {
+    changes: dict[str, Any] = {
         "doc_id": doc_id,
         "title": title,
         "authors": authors,

@@ -128,7 +128,8 @@ def latex_citations(tex: str, context_sentences: int = 1) -> list[TexCitation]:
     slots = find_slots(marked, context_sentences)
     if len(slots) != len(found):  # cannot happen unless the marker scan changes; fail loudly
         raise InputError(f"found {len(found)} citation commands but {len(slots)} slots; please report this file")
-    return [TexCitation(keys, line, cmd, s.context, s.sentence) for (keys, line, cmd), s in zip(found, slots)]
+    return [TexCitation(keys, line, cmd, s.context, s.sentence)
+            for (keys, line, cmd), s in zip(found, slots, strict=True)]
 
 
 # --- .bib keys -> library papers ---------------------------------------------------------------

@@ -173,8 +173,10 @@ def train_cross_encoder(
     total = steps_per_epoch * config.epochs
     head = [p for n, p in network.named_parameters() if n.startswith("classifier")]
     body = [p for n, p in network.named_parameters() if not n.startswith("classifier")]
+    param_groups: list[dict[str, Any]] = [
+        {"params": body}, {"params": head, "lr": config.learning_rate * config.head_lr_factor}]
     optimizer = torch.optim.AdamW(
-        [{"params": body}, {"params": head, "lr": config.learning_rate * config.head_lr_factor}],
+        param_groups,
         lr=config.learning_rate,
         weight_decay=config.weight_decay,
     )

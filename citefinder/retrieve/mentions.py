@@ -77,7 +77,9 @@ def local_part(focus: str) -> str:
         return ""
     before, after = _segments(focus)
     if is_subject(focus) or len(_CONTENT.findall(before)) < 2:
-        return f"{before.split(',')[-1]} {after}".strip(" ,;") if is_subject(focus) else f"{before} {after}".strip(" ,;")
+        if is_subject(focus):
+            return f"{before.split(',')[-1]} {after}".strip(" ,;")
+        return f"{before} {after}".strip(" ,;")
     return before.strip(" ,;")
 
 
@@ -133,7 +135,12 @@ def _names_in(words: list[tuple[str, int]], text: str, reverse: bool) -> list[st
             found.append(" ".join(run))
         found += list(reversed(run)) if reverse else run
     seen: set[str] = set()
-    return [n for n in found if not (n.lower() in seen or seen.add(n.lower()))]
+    unique: list[str] = []
+    for n in found:
+        if n.lower() not in seen:
+            seen.add(n.lower())
+            unique.append(n)
+    return unique
 
 
 def name_mentions(focus: str) -> tuple[str, ...]:
@@ -196,8 +203,8 @@ def author_mentions(focus: str) -> tuple[AuthorMention, ...]:
         if surname.lower() in _COMMON:
             continue
         found.append((m.start(), AuthorMention(surname, int(year) if year else None)))
-    m = re.match(r"\s*\(?\s*((?:19|20)\d\d)\s*\)?", after)  # "Smith et al. [CITATION] (2019)"
+    year_after = re.match(r"\s*\(?\s*((?:19|20)\d\d)\s*\)?", after)  # "Smith et al. [CITATION] (2019)"
     mentions = [a for _, a in sorted(found, key=lambda t: -t[0])]
-    if m and mentions and mentions[0].year is None:
-        mentions[0] = AuthorMention(mentions[0].surname, int(m.group(1)))
+    if year_after and mentions and mentions[0].year is None:
+        mentions[0] = AuthorMention(mentions[0].surname, int(year_after.group(1)))
     return tuple(dict.fromkeys(mentions))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -47,6 +48,13 @@ EXAMPLE = (
 
 
 # --- the draft: session state and the library's last-draft file ----------------------------------------------------
+
+
+def slot_of(result: SlotResult) -> Slot:
+    """A draft result's slot (a Find-citations run holds slot results only, never a search's)."""
+    if result.slot is None:
+        raise ValueError("a Find-citations result without its slot")
+    return result.slot
 
 
 def _library_folder(settings: Settings) -> str:
@@ -269,9 +277,10 @@ def _accept(settings: Settings, run: state.CiteRun, slot_index: int, doc_id: str
 
 
 def _next_to_check(run: state.CiteRun, after: int | None = None) -> None:
-    todo = [r.slot.index for r in run.results if slot_status(r, current_choices(run)) in (NOT_FOUND_S, UNSURE)]
+    todo = [slot_of(r).index for r in run.results if slot_status(r, current_choices(run)) in (NOT_FOUND_S, UNSURE)]
     later = [i for i in todo if after is None or i > after]
-    st.session_state[state.CITE_FOCUS] = (later or todo or [after])[0]
+    stay: list[int | None] = [after]
+    st.session_state[state.CITE_FOCUS] = (later or todo or stay)[0]
     st.session_state[state.CITE_VIEW] = TABLE
 
 
@@ -285,7 +294,7 @@ USER_PICK, LEFT_EMPTY, NOT_FOUND_S = "your pick", "left empty", "not found"
 
 def slot_status(result: SlotResult, choices: dict[int, str | None]) -> str:
     """In words: your pick, left empty, not found, or the selector's confidence in words."""
-    index = result.slot.index
+    index = slot_of(result).index
     chosen = choices.get(index)
     picked_by_user = index in choices_state()
     if picked_by_user:
@@ -382,12 +391,12 @@ def _candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, p
     left.markdown("  \n".join(lines))
     right.button("Chosen" if chosen else "Use this", key=key, type="primary" if chosen else "secondary",
                  icon=":material/check_circle:" if chosen else None, disabled=chosen, width="stretch",
-                 on_click=_choose, args=(settings, result.slot.index, paper.doc_id, paper))
+                 on_click=_choose, args=(settings, slot_of(result).index, paper.doc_id, paper))
 
 
 def _library_search(settings: Settings, run: state.CiteRun, result: SlotResult, choice: str | None,
                     library: Library) -> None:
-    index = result.slot.index
+    index = slot_of(result).index
     box = st.expander("Search the whole library", key=f"libsearch_{run.run_id}_{index}", on_change="rerun",
                       icon=":material/travel_explore:")
     if not box.open:
@@ -412,13 +421,15 @@ def _library_search(settings: Settings, run: state.CiteRun, result: SlotResult, 
 def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which: int, choice: str | None,
               bib_key: str | None, library: Library) -> None:
     """One slot: sentence, status in words, top candidates one click away, library search, \\cite, trace."""
-    slot, sel = result.slot, result.selection
+    slot, sel = slot_of(result), result.selection
     status = slot_status(result, current_choices(run))
     with st.container(border=True, key=f"slot_{run.run_id}_{slot.index}"):
         head, badge = st.columns([0.6, 0.4], vertical_alignment="center")
         head.markdown(f"**Slot {slot.index + 1}**")
         with badge:
-            color = {LIKELY: "green", USER_PICK: "blue", LEFT_EMPTY: "gray"}.get(status, "orange")
+            colors: dict[str, Literal["green", "blue", "gray", "orange"]] = {
+                LIKELY: "green", USER_PICK: "blue", LEFT_EMPTY: "gray"}
+            color = colors.get(status, "orange")
             label = status if status in (USER_PICK, LEFT_EMPTY, NOT_FOUND_S) else confidence_label(sel.confidence)
             st.badge(label, color=color, icon=":material/check:" if color in ("green", "blue") else ":material/help:")
         st.markdown(render.highlight_slot(slot.sentence, which))
@@ -461,7 +472,7 @@ def positions_in_sentence(results: Sequence[SlotResult]) -> list[int]:
     out: list[int] = []
     for i, r in enumerate(results):
         prev = results[i - 1] if i else None
-        same = prev is not None and prev.slot.sentence == r.slot.sentence
+        same = prev is not None and slot_of(prev).sentence == slot_of(r).sentence
         out.append(out[-1] + 1 if same else 0)
     return out
 
@@ -471,10 +482,10 @@ def compact_frame(run: state.CiteRun, choices: dict[int, str | None]) -> pd.Data
     extra = extra_state()
     rows = []
     for r in run.results:
-        paper = exports.paper_for(r, choices.get(r.slot.index), extra)
+        paper = exports.paper_for(r, choices.get(slot_of(r).index), extra)
         rows.append({
-            "slot": r.slot.index + 1,
-            "text": r.slot.sentence if len(r.slot.sentence) <= 90 else r.slot.sentence[:89] + "…",
+            "slot": slot_of(r).index + 1,
+            "text": slot_of(r).sentence if len(slot_of(r).sentence) <= 90 else slot_of(r).sentence[:89] + "…",
             "choice": paper.title if paper else "",
             "confidence": confidence_label(r.selection.confidence),
             "status": slot_status(r, choices),
@@ -508,7 +519,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
                                  persist_state="session") or ALL
     c3.button("Next to check", icon=":material/skip_next:", shortcut="n", on_click=_next_to_check,
               args=(run, st.session_state.get(state.CITE_FOCUS)), help="The next slot not found or unsure (key n).")
-    positions = dict(zip((r.slot.index for r in run.results), positions_in_sentence(run.results)))
+    positions = dict(zip((slot_of(r).index for r in run.results), positions_in_sentence(run.results), strict=True))
     shown = [r for r in run.results if _matches(slot_status(r, choices), which)]
     if not shown:
         st.caption("No slot matches this filter.")
@@ -520,13 +531,13 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
                      column_config={"text": st.column_config.TextColumn(width="large"),
                                     "choice": st.column_config.TextColumn(width="medium")})
         focus = st.session_state.get(state.CITE_FOCUS)
-        target = next((r for r in run.results if r.slot.index == focus), None)
+        target = next((r for r in run.results if slot_of(r).index == focus), None)
         if target is None:
             st.caption("Select a row to open its slot here.")
             return
-        slot_card(settings, run, target, positions[target.slot.index], choices.get(target.slot.index),
-                  keys.get(target.slot.index), library)
+        slot_card(settings, run, target, positions[slot_of(target).index], choices.get(slot_of(target).index),
+                  keys.get(slot_of(target).index), library)
         return
     for result in shown:
-        index = result.slot.index
+        index = slot_of(result).index
         slot_card(settings, run, result, positions[index], choices.get(index), keys.get(index), library)

@@ -113,7 +113,8 @@ def stage_table(result: dict[str, Any]) -> None:
     cols[3].metric("Hallucinated picks", f"{sel.get('hallucination_rate', 0):.1%}")
     lat = result.get("latency") or {}
     st.caption(f"{result['items']} items on a library of {result['library']['papers']:,} papers · "
-               f"p50 {lat.get('p50_s', 0):.2f} s, p95 {lat.get('p95_s', 0):.2f} s per item · code {result['code_version']}")
+               f"p50 {lat.get('p50_s', 0):.2f} s, p95 {lat.get('p95_s', 0):.2f} s per item · "
+               f"code {result['code_version']}")
 
 
 def misses(result: dict[str, Any], limit: int = 30) -> None:

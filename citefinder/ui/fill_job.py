@@ -103,13 +103,13 @@ class FillJob:
                 self._end = time.perf_counter()
                 cancelled = self._cancelled
             if not cancelled and self.library_folder is not None:
-                self._save()
+                self._save(self.library_folder)
 
-    def _save(self) -> None:
+    def _save(self, library_folder: str | Path) -> None:
         snap = self.snapshot()
         if not snap.results:
             return
         try:
-            save_draft(self.library_folder, Draft(self.text, self.source_name, snap.results, elapsed_s=snap.elapsed_s))
+            save_draft(library_folder, Draft(self.text, self.source_name, snap.results, elapsed_s=snap.elapsed_s))
         except OSError as e:
             log.warning("could not save the draft for %s: %s", self.library_folder, e)

@@ -4,7 +4,8 @@ Paper titles and abstracts come from files a user imports; they may hold Markdow
 (``<img src=x onerror=...>``, ``[x](javascript:...)``, ``$...$``, Streamlit's ``:red[...]``).
 Every ASCII punctuation character is backslash-escaped, which CommonMark defines as "render
 this character literally", so nothing in the text can open a link, an image, HTML, math or a
-directive; bare URLs get an invisible word joiner so GFM does not autolink them. Whitespace is collapsed so a newline cannot start a heading or a list either.
+directive; bare URLs get an invisible word joiner so GFM does not autolink them. Whitespace is
+collapsed so a newline cannot start a heading or a list either.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def _examples_file(upload) -> Path | None:
 def optimize_panel(settings: Settings) -> None:
     """Show the active compiled picker and run ``citefinder optimize`` from a form, with progress."""
     from citefinder.evaluate.dataset import load_items
-    from citefinder.optimize import optimize
+    from citefinder.optimize import Optimizer, optimize
 
     st.subheader("Compiled picker")
     st.caption("Optimising compiles the LLM picker's prompt (few-shot demos, instructions) with DSPy from labeled "
@@ -71,7 +71,8 @@ def optimize_panel(settings: Settings) -> None:
                                   "empty = CiteME from ../shared/data", type=["jsonl"], key=OPTIMIZE_UPLOAD)
         c1, c2, c3 = st.columns(3)
         split = c1.selectbox("Split", ["train", "all", "test"])
-        optimizer = c2.selectbox("Optimizer", ["bootstrap", "mipro"],
+        optimizers: list[Optimizer] = ["bootstrap", "mipro"]
+        optimizer = c2.selectbox("Optimizer", optimizers,
                                  help="BootstrapFewShot (a few calls per example) or MIPROv2 (many more calls)")
         demos = int(c3.number_input("Demos", 1, 8, 3))
         go = st.form_submit_button("Optimise", type="primary")
@@ -99,8 +100,8 @@ def optimize_panel(settings: Settings) -> None:
                 return
             box.update(label=f"Saved {report.program.name}", state="complete", expanded=False)
         st.session_state[OPTIMIZE_REPORT] = report
-    report = st.session_state.get(OPTIMIZE_REPORT)
-    if report is not None:
-        st.success(f"{report.examples} examples ({len(report.skipped)} excerpts skipped), {report.demos} demos "
-                   f"({report.bootstrapped_demos} bootstrapped) in {report.elapsed_s:.0f} s: "
-                   f"saved {escape_markdown(report.program.name)}.", icon=":material/check_circle:")
+    last = st.session_state.get(OPTIMIZE_REPORT)
+    if last is not None:
+        st.success(f"{last.examples} examples ({len(last.skipped)} excerpts skipped), {last.demos} demos "
+                   f"({last.bootstrapped_demos} bootstrapped) in {last.elapsed_s:.0f} s: "
+                   f"saved {escape_markdown(last.program.name)}.", icon=":material/check_circle:")

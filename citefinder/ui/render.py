@@ -89,7 +89,7 @@ def trace_panel(result: SlotResult, lookup: Lookup | None = None) -> None:
     tabs = st.tabs(labels + ["Fused", "Rerank", "Select"])
     with tabs[0]:
         _query_tab(result)
-    for tab, trace in zip(tabs[1 : 1 + len(agents)], agents):
+    for tab, trace in zip(tabs[1 : 1 + len(agents)], agents, strict=True):
         with tab:
             _stage_note(trace)
             read = {k: v for k, v in trace.inputs.items() if v and k != "variants"}
@@ -105,10 +105,10 @@ def trace_panel(result: SlotResult, lookup: Lookup | None = None) -> None:
             st.caption("Each candidate's rank in every stage (blank: the stage did not return it).")
             st.dataframe(tables.candidates_frame(result.candidates, TOP_SHOWN), hide_index=True, width="stretch")
     with tab_rerank:
-        trace = result.trace("rerank")
-        _stage_note(trace)
-        if trace and trace.status == "ok" and trace.top:
-            st.dataframe(tables.hits_frame(trace.top, papers, TOP_SHOWN), hide_index=True, width="stretch")
+        rerank = result.trace("rerank")
+        _stage_note(rerank)
+        if rerank and rerank.status == "ok" and rerank.top:
+            st.dataframe(tables.hits_frame(rerank.top, papers, TOP_SHOWN), hide_index=True, width="stretch")
     with tab_select:
         _select_tab(result, papers)
 

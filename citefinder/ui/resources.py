@@ -57,7 +57,7 @@ def _reranker(name: str | None, max_seq_length: int, batch_size: int, _settings:
     return make_reranker(_settings)
 
 
-def library_key(settings: Settings) -> tuple:
+def library_key(settings: Settings) -> tuple[str, str | None, str, str, int, int]:
     """What identifies a library: sessions with equal keys share one Library object."""
     return (
         str(Path(settings.library).expanduser().resolve()),

@@ -10,10 +10,10 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
+from citefinder import user_settings
 from citefinder.config import EMBEDDER_PRESETS, Settings
 from citefinder.errors import CitefinderError
 from citefinder.rerank import MPNET_RESCORER
-from citefinder import user_settings
 from citefinder.ui import resources, state
 from citefinder.ui.connection import check_llm
 from citefinder.ui.markdown import escape_markdown
@@ -62,8 +62,9 @@ def llm_form(settings: Settings) -> None:
         save = c1.form_submit_button("Save", type="primary")
         test = c2.form_submit_button("Save and test connection")
     if save or test:
-        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout, "llm_concurrency": int(concurrency),
-                                   "llm_program": program, "llm_rewrite": rewrite}
+        changes: dict[str, Any] = {"llm_model": model, "llm_api_base": base, "llm_timeout_s": timeout,
+                                   "llm_concurrency": int(concurrency), "llm_program": program,
+                                   "llm_rewrite": rewrite}
         if key:
             changes["llm_api_key"] = key
         elif forget:

@@ -1,8 +1,8 @@
 """Per-session state: every ``st.session_state`` key the app uses, named once here.
 
 Settings live in the session (``SETTINGS``), never in a module global: each browser session
-may point at its own LLM; they are also saved per user (:mod:`citefinder.user_settings`). Results live in the session so reruns (opening a trace, changing a
-pick) only redraw.
+may point at its own LLM; they are also saved per user (:mod:`citefinder.user_settings`).
+Results live in the session so reruns (opening a trace, changing a pick) only redraw.
 """
 
 from __future__ import annotations

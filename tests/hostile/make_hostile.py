@@ -80,8 +80,8 @@ def main() -> None:
         z.writestr("refs.bib", "@article{a, title={Inside a zip}}")
     w("zip-renamed.bib", buf.getvalue())
     w("nul-filled.bib", b"\x00" * 70_000)
-    w("latin1.bib", "@article{m, title={M\u00fcller's caf\u00e9 theory}, author={M\u00fcller, Jos\u00e9}, year={1999}}\n"
-      .encode("latin-1"))
+    w("latin1.bib", ("@article{m, title={M\u00fcller's caf\u00e9 theory}, author={M\u00fcller, Jos\u00e9}, "
+                     "year={1999}}\n").encode("latin-1"))
     w("utf16le-nobom.bib", "@article{u, title={A title in UTF-16 without BOM}, year={2001}}\n".encode("utf-16-le"))
     w("crossref.bib", "@inproceedings{child, crossref={parent}, author={Doe, Jane}, pages={1--10}}\n\n"
       "@proceedings{parent, title={Proceedings of the Hostile Workshop}, year={2021}, publisher={ACM}}\n")

@@ -194,7 +194,8 @@ def build_paper(
     if doi and not norm_doi:
         log.debug("%s: ignoring malformed DOI %r", source, doi)
     url = clean_space(url) or None
-    norm_arxiv = (normalize_arxiv_id(arxiv_id) if arxiv_id else None) or arxiv_id_from_doi(norm_doi) or arxiv_id_in_text(url)
+    norm_arxiv = ((normalize_arxiv_id(arxiv_id) if arxiv_id else None) or arxiv_id_from_doi(norm_doi)
+                  or arxiv_id_in_text(url))
     paper = Paper(
         doc_id="",
         title=title,

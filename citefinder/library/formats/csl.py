@@ -148,6 +148,7 @@ def _items_one_by_one(text: str, name: str) -> Iterator[Paper | ImportFailure]:
         i += 1
         line = text.count("\n", 0, pos) + 1
         where = f"{name} item {i} (line {line})"
+        end: int | None
         try:
             item, end = decoder.raw_decode(text, pos)
             yield _item(item, i, where, name)

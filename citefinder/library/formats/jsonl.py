@@ -14,7 +14,7 @@ import logging
 import re
 import zlib
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import Any, Iterator
 
 from citefinder.library.formats.common import RecordError, build_paper, decode_text, json_kind, sniff_encoding
 from citefinder.types import ImportFailure, Paper
@@ -52,7 +52,7 @@ def paper_from_record(record: dict[str, Any], source: str) -> Paper:
     )
 
 
-def _lines(fh: IO[bytes]) -> Iterator[str]:
+def _lines(fh: gzip.GzipFile | io.BufferedReader) -> Iterator[str]:
     """Decoded lines: a UTF-16/UTF-8 BOM (or UTF-16 without one) fixes the encoding of the whole
     file; otherwise each line is decoded on its own (UTF-8, else cp1252)."""
     buffered = io.BufferedReader(fh) if not hasattr(fh, "peek") else fh

@@ -107,7 +107,8 @@ def _mult(m: list[float], n: list[float]) -> list[float]:
     """Product of two PDF matrices [a b c d e f]."""
     a, b, c, d, e, f = m
     a2, b2, c2, d2, e2, f2 = n
-    return [a * a2 + b * c2, a * b2 + b * d2, c * a2 + d * c2, c * b2 + d * d2, e * a2 + f * c2 + e2, e * b2 + f * d2 + f2]
+    return [a * a2 + b * c2, a * b2 + b * d2, c * a2 + d * c2, c * b2 + d * d2,
+            e * a2 + f * c2 + e2, e * b2 + f * d2 + f2]
 
 
 def _layout_lines(page: Any) -> tuple[str, list[_Line]]:
