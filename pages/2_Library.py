@@ -18,6 +18,7 @@ library_view.header(library)
 if library.count() == 0:
     library_view.empty_state(library)
 library_view.import_section(library)
+library_view.link_section(library)
 
 st.divider()
 shown = library_view.papers_view(library)

@@ -1,4 +1,4 @@
-"""The Library page's parts: what is open, import with progress and a summary, browse/search, remove."""
+"""The Library page's parts: what is open, import with progress and a summary, linked files, browse/search, remove."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from citefinder.errors import CitefinderError
+from citefinder.library.link import link_file, linked_files, sync_all, unlink_file
 from citefinder.library.store import Library
 from citefinder.types import ImportReport, Paper
 from citefinder.ui import render, resources, state, tables
@@ -20,6 +21,7 @@ log = logging.getLogger(__name__)
 IMPORT_TYPES = ["bib", "jsonl", "gz", "ndjson", "json", "pdf"]
 PAGE_SIZE = 50
 SEARCH_K = 100
+LINK_PATH = "library_link_path"  # the path typed into "Keep this library in sync with a file"
 
 
 def _failed(action: str, error: Exception) -> None:
@@ -177,6 +179,54 @@ def import_section(library: Library) -> None:
                  disabled=not uploads, icon=":material/upload:"):
         run_import(library, uploads)
     import_summary()
+
+
+def link_section(library: Library) -> None:
+    """Keep this library in sync with a .bib / CSL-JSON file on this computer (:mod:`citefinder.library.link`)."""
+    with st.expander("Keep this library in sync with a .bib / CSL-JSON file", icon=":material/sync:"):
+        st.caption("Link a file the library should follow, e.g. a Better BibTeX auto-export from Zotero. It is "
+                   "imported now; later edits (added, changed, removed entries) are applied on **Sync now**.")
+        path = st.text_input("Path of the .bib or CSL-JSON file on this computer", key=LINK_PATH,
+                             placeholder="~/Zotero/My Library.bib")
+        if st.button("Link and import", icon=":material/link:", disabled=not path.strip() or library.read_only):
+            try:
+                report = link_file(library, path.strip())
+            except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
+                _failed("Linking the file", e)
+            else:
+                st.session_state[state.LIBRARY_MESSAGE] = escape_markdown("Linked " + report.summary())
+                st.session_state.pop(LINK_PATH, None)
+                st.rerun()
+        try:
+            files = linked_files(library)
+        except Exception as e:  # noqa: BLE001
+            _failed("Reading the linked files", e)
+            return
+        if not files:
+            return
+        st.markdown("**Linked files**")
+        for i, linked in enumerate(files):
+            left, right = st.columns([0.8, 0.2], vertical_alignment="center")
+            missing = "" if linked.is_file() else " :orange[(missing: its papers are kept)]"
+            left.markdown(f"`{str(linked).replace('`', '')}`{missing}")
+            if right.button("Unlink", key=f"library_unlink_{i}", type="tertiary", icon=":material/link_off:",
+                            help="Stop following this file; its papers stay in the library."):
+                try:
+                    unlink_file(library, linked)
+                except Exception as e:  # noqa: BLE001
+                    _failed("Unlinking the file", e)
+                    return
+                st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(
+                    f"Unlinked {linked}; its papers stay in the library.")
+                st.rerun()
+        if st.button("Sync now", icon=":material/sync:", disabled=library.read_only):
+            try:
+                reports = sync_all(library)
+            except Exception as e:  # noqa: BLE001
+                _failed("Syncing the linked files", e)
+                return
+            st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(" · ".join(r.summary() for r in reports))
+            st.rerun()
 
 
 def papers_view(library: Library) -> list[Paper]:
