@@ -14,10 +14,10 @@ from pathlib import Path
 
 import bibtexparser
 import pytest
-from app_support import CHROMIUM, CHROMIUM_ARGS, build_sample_library, streamlit_server
-from latex_support import assert_only_placeholders_changed, cited_keys
 
+from app_support import CHROMIUM, CHROMIUM_ARGS, build_sample_library, streamlit_server
 from citefinder.slots import find_slots
+from latex_support import assert_only_placeholders_changed, cited_keys
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
