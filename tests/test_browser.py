@@ -35,7 +35,7 @@ def test_cite_flow_in_the_browser(tmp_path):
         page.get_by_text("Filled 2 of 2 slots").wait_for(timeout=FILL_S)
         fill_s = time.perf_counter() - start
         print(f"\nbrowser: filled 2 slots in {fill_s:.2f} s (click to results shown)")
-        page.get_by_text("Attention Is All You Need", exact=True).first.wait_for()
+        page.locator("strong", has_text="Attention Is All You Need").first.wait_for()  # the slot's chosen paper
         page.get_by_text("Slot 2", exact=True).wait_for()
 
         page.get_by_text("Trace: how this paper was chosen").first.click()
