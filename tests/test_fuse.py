@@ -104,3 +104,28 @@ def test_fuse_candidates_limit():
     cands, trace = fuse_candidates(papers, {"bm25": A, "dense": B}, "max", 60, limit=2)
     assert [c.doc_id for c in cands] == ["a", "c"]
     assert trace.details["fused_total"] == 4
+
+
+def test_weighted_rrf_weighs_each_agent_and_folds_variants_into_it():
+    from citefinder.fuse import Fusion
+
+    lists = {"names": [Hit("a", 1, 3.0)], "bm25": [Hit("b", 1, 9.0), Hit("a", 2, 5.0)], "bm25#1": [Hit("b", 1, 2.0)]}
+    plain = dict(rrf(lists, 1))
+    assert plain["b"] > plain["a"]  # b is first in two lists
+    weighted = fuse(lists, Fusion("rrf", 1, {"names": 5.0, "bm25": 1.0}))
+    assert [d for d, _ in weighted] == ["a", "b"]  # a strong name match outweighs two lexical firsts
+    assert dict(weighted)["a"] == pytest.approx(5.0 / 2 + 1.0 / 3)
+    assert dict(fuse(lists, Fusion("rrf", 1, {"bm25": 1.0}, default_weight=0.0)))["a"] == pytest.approx(1.0 / 3)
+
+
+def test_linear_fusion_scores_each_agents_rank_and_score():
+    from citefinder.fuse import Fusion, list_features
+
+    lists = {"bm25": [Hit("a", 1, 8.0), Hit("b", 2, 4.0)], "dense": [Hit("b", 1, 0.9)]}
+    feats = list_features(lists)
+    assert feats["b"] == {"rr:bm25": 0.5, "sc:bm25": 0.5, "in:bm25": 1.0, "rr:dense": 1.0, "sc:dense": 1.0,
+                          "in:dense": 1.0}
+    model = Fusion("linear", 60, {"rr:dense": 4.0, "rr:bm25": 1.0, "bias": -2.0})
+    ranked = fuse(lists, model)
+    assert [d for d, _ in ranked] == ["b", "a"]
+    assert all(0.0 < s < 1.0 for _, s in ranked)  # a probability-like score
