@@ -154,3 +154,17 @@ def test_a_toy_agent_is_one_class_and_one_registry_line(sample, monkeypatch):
     gold = sample.get([toy.top[0].doc_id])[0].doc_id
     scored = evaluate(pipeline, [EvalItem("q1", "Attention is all you need [CITATION].", (gold,))])
     assert "toy" in scored["stages"] and scored["stages"]["toy"]["recall@5"] == 1.0
+
+
+@pytest.mark.slow
+def test_a_saved_vector_index_that_misses_papers_is_rebuilt(sample):
+    """Another process's vectors can reach the store after its index was saved: the count check catches it."""
+    from citefinder.library.derived import INDEXES_DIR
+    from citefinder.library.store import Library
+    from citefinder.library.vectors import VECTORS, VectorMatrix
+
+    full = sample.derived(VECTORS)
+    folder = sample.path / INDEXES_DIR / VECTORS.name
+    VECTORS.save(VectorMatrix(full.doc_ids[:-1], np.asarray(full.matrix)[:-1]), folder)  # same stamp, one short
+    reopened = Library.open(sample.settings, embedder=sample.embedder)
+    assert len(reopened.derived(VECTORS).doc_ids) == sample.embedded_count()

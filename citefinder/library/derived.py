@@ -38,6 +38,13 @@ class IndexKind(Protocol):
     def load(self, folder: Path) -> Any: ...
 
 
+def _is_current(kind: IndexKind, index: Any, library: "Library") -> bool:
+    """An index kind may check what it holds against the store (``is_current``), e.g. that it has as
+    many vectors as the store: another process's writes can reach the store before its index."""
+    check = getattr(kind, "is_current", None)
+    return bool(check(index, library)) if callable(check) else True
+
+
 class DerivedIndexes:
     """The derived indexes of one library folder, cached in memory per generation."""
 
@@ -63,6 +70,9 @@ class DerivedIndexes:
                     index = kind.load(folder)
                 except Exception as e:  # noqa: BLE001 - a damaged derived index is rebuilt, never fatal
                     log.warning("derived index %s in %s is unreadable (%s); rebuilding", kind.name, folder, e)
+                if index is not None and not _is_current(kind, index, library):
+                    log.info("derived index %s in %s does not match the store; rebuilding", kind.name, folder)
+                    index = None
             if index is None:
                 index = kind.build(library)
                 try:

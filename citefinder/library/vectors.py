@@ -65,6 +65,10 @@ class VectorIndexKind:
         norms[norms == 0] = 1.0
         return VectorMatrix(tuple(ids), matrix / norms)
 
+    def is_current(self, index: VectorMatrix, library: "Library") -> bool:
+        """As many vectors as the store holds embedded papers."""
+        return len(index.doc_ids) == library.embedded_count()
+
     def save(self, index: VectorMatrix, folder: Path) -> None:
         np.save(folder / _MATRIX, index.matrix)
         (folder / _IDS).write_text(json.dumps(list(index.doc_ids)))
