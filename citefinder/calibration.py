@@ -42,7 +42,7 @@ def candidate_features(
     """Features of candidate ``i`` of a fused list (each has a "fused" stage score)."""
     c = candidates[i]
     f: dict[str, float] = {}
-    ran = [a for a in agents_ran]
+    ran = list(agents_ran)
     firsts = 0
     for a in FEATURE_AGENTS:
         s = c.stage(a)
