@@ -331,6 +331,7 @@ class Library:
         dupes = 0
         with self._writing():
             keys = self._dedupe_keys()
+            before = self.count()
             batch: list[tuple[Paper, tuple[str, ...], Identity]] = []
             batch_keys: dict[str, Identity] = {}  # keys of papers in the batch not yet stored
             fresh: set[str] = set()  # doc_ids added by this call
@@ -370,8 +371,10 @@ class Library:
                 if rekey:
                     self._set_keys(rekey)
             except BaseException as e:
-                report = ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
-                self._finish_after_failure(changed=bool(added))
+                # an interrupt can land between a batch reaching the store and its bookkeeping: count the store
+                stored = self._stored_since(before, len(added))
+                report = ImportReport(stored, dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
+                self._finish_after_failure(changed=bool(stored))
                 raise self._aborted(e, report, "import") from e
             self._commit(changed=bool(added) or bool(rekey))
         return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
@@ -691,6 +694,13 @@ class Library:
             self._derived.rebuild(index_kinds(self.settings, self), self)
         except Exception as e:  # noqa: BLE001 - derived data is rebuilt on first use anyway
             log.warning("building derived indexes failed (they are rebuilt on first use): %s", e)
+
+    def _stored_since(self, before: int, counted: int) -> int:
+        """Papers this write added, from the store itself when it still answers (else what was counted)."""
+        try:
+            return max(counted, self.count() - before)
+        except Exception:  # noqa: BLE001 - a lost server or full disk: what was counted is all we know
+            return counted
 
     def _finish_after_failure(self, *, changed: bool) -> None:
         """Best effort after a failed write; the first error stays the one reported. When this
