@@ -52,6 +52,7 @@ def test_jsonl_optional_key_and_uncitable_keys_dropped(tmp_path):
     assert [p.key for p in _papers(path)] == ["vaswani17", None, None]
     assert clean_key("Liu.Ott.Goyal.ea.2019") == "Liu.Ott.Goyal.ea.2019"
     assert clean_key("http://zotero.org/users/1/items/AB") is None
+    assert clean_key("DBLP:journals/corr/abs-1904-10509") == "DBLP:journals/corr/abs-1904-10509"  # DBLP's keys
     assert clean_key("a,b") is None and clean_key("") is None and clean_key(7) is None
 
 

@@ -25,11 +25,12 @@ _KEY = re.compile(r"^[^\s,{}()\"#%'=~\\]+$")
 
 
 def clean_key(value: Any) -> str | None:
-    """``value`` as a citation key LaTeX can cite, else None (URLs such as Zotero's item ids are not keys)."""
+    """``value`` as a citation key LaTeX can cite, else None (URLs such as Zotero's item ids are not keys;
+    DBLP's ``DBLP:journals/corr/abs-1904-10509`` is one, slashes and all)."""
     if not isinstance(value, str):
         return None
     key = value.strip()
-    if not key or "/" in key or not _KEY.match(key):
+    if not key or "://" in key or not _KEY.match(key):
         return None
     return key
 
