@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from citefinder.evaluate.dataset import EvalItem
 from citefinder.evaluate.runner import ItemOutcome, _gold_rank, agent_lists, score, stage_runs
-from citefinder.library.dedupe import dedupe_keys
+from citefinder.types import Paper
 
 if TYPE_CHECKING:
     from citefinder.library.store import Library
@@ -27,40 +27,17 @@ if TYPE_CHECKING:
 Progress = Callable[[str, int, int], None]
 
 
-def bib_keys(path: Path) -> dict[str, Any]:
-    """BibTeX key -> the Paper the importer reads from that entry (malformed entries left out)."""
-    import bibtexparser
-    from bibtexparser.model import DuplicateBlockKeyBlock, Entry
-
-    from citefinder.library.formats.bib import _Latex, _paper_from_entry
-    from citefinder.library.formats.common import RecordError, decode_text
-
-    library = bibtexparser.parse_string(decode_text(path.read_bytes()))
-    latex = _Latex()
-    out: dict[str, Any] = {}
-    for block in library.blocks:
-        if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, Entry):
-            block = block.ignore_error_block
-        if isinstance(block, Entry):
-            try:
-                out.setdefault(block.key, _paper_from_entry(block, path.name, latex))
-            except RecordError:
-                continue
-    return out
-
-
 def key_to_doc_id(library: "Library", bib: Path) -> dict[str, str]:
-    """Each BibTeX key of ``bib`` -> the doc_id of the library paper its entry is (or was merged into)."""
-    by_key: dict[str, str] = {}
-    for p in library.iter_papers():
-        for k in dedupe_keys(p) + (f"id:{p.doc_id}",):
-            by_key.setdefault(k, p.doc_id)
+    """Each BibTeX key of ``bib`` -> the doc_id of the library paper its entry is (or was merged into),
+    by the importer's own reader and duplicate rule (:meth:`Library.match`)."""
+    from citefinder.library.formats.bib import read_bib
+
     out: dict[str, str] = {}
-    for key, paper in bib_keys(bib).items():
-        for k in (f"id:{paper.doc_id}",) + dedupe_keys(paper):
-            if k in by_key:
-                out[key] = by_key[k]
-                break
+    for paper in read_bib(bib):
+        if isinstance(paper, Paper) and paper.key and paper.key not in out:
+            doc_id = library.match(paper)
+            if doc_id is not None:
+                out[paper.key] = doc_id
     return out
 
 
