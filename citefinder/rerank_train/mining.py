@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from citefinder.evaluate.dataset import EvalItem
 from citefinder.library.dedupe import normalize_title
 from citefinder.ranking import fused_ids, fusion_of
+from citefinder.retrieve.common import Agent
 from citefinder.retrieve.reformulate import reformulate
 from citefinder.retrieve.registry import make_agents
 from citefinder.slots import find_slots
@@ -68,9 +69,11 @@ def example_query(item: EvalItem, context_sentences: int = 0) -> Query:
     return query
 
 
-def fused_ranking(library: "Library", query: Query) -> list[str]:
-    """Doc ids in the pipeline's fused order (the agents, depths and fusion of ``library.settings``)."""
-    return fused_ids(make_agents(library.settings, library), query, fusion_of(library.settings))
+def fused_ranking(library: "Library", query: Query, agents: list[Agent] | None = None) -> list[str]:
+    """Doc ids in the pipeline's fused order (the agents, depths and fusion of ``library.settings``);
+    pass ``agents`` to reuse them across queries."""
+    agents = agents if agents is not None else make_agents(library.settings, library)
+    return fused_ids(agents, query, fusion_of(library.settings))
 
 
 def pick_negatives(ranked: Sequence[str], n: int, rng: random.Random) -> list[str]:
@@ -98,6 +101,7 @@ def mine_hard_negatives(
     with the same normalised title as a gold paper are never negatives.
     """
     start = time.perf_counter()
+    agents = make_agents(library.settings, library)  # once: the draft agent keeps its cache across queries
     mined: list[MinedQuery] = []
     no_gold = empty = missed = n_neg = 0
     for done, item in enumerate(items, start=1):
@@ -108,7 +112,7 @@ def mine_hard_negatives(
         elif not query.text.strip():
             empty += 1
         else:
-            ranked = fused_ranking(library, query)
+            ranked = fused_ranking(library, query, agents)
             gold_ids = {p.doc_id for p in positives} | set(item.gold)
             gold_titles = {normalize_title(p.title) for p in positives}
             if positive_depth is not None:
