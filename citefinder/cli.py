@@ -127,6 +127,8 @@ def _print_report(report: Any, lib: Any) -> None:
 def cmd_library(args: argparse.Namespace, settings: Any) -> int:
     if args.library_command == "repair":
         lib = _open_library(settings, repair=True)
+        for line in lib.repair_log:
+            print(line)
         for line in lib.problems() or ["the library is consistent"]:
             print(line)
         print(f"repaired: library holds {lib.count()} papers ({lib.pending_count()} awaiting vectors)")

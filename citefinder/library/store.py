@@ -105,6 +105,8 @@ class Library:
         self._seen: dict[str, Any] | None = None  # the manifest as this object last read or wrote it
         self._pending = PendingQueue(store_path or self.path)  # stored papers still waiting for their vectors
         self._derived = DerivedIndexes(self.path)  # agents' indexes (titles, names, vectors), per generation
+        self._vector_check: tuple[int, int, int] | None = None  # (generation, records, vectors indexed)
+        self.repair_log: list[str] = []  # what ``open(repair=True)`` did, one line each
 
     # --- opening --------------------------------------------------------------------------------
 
@@ -146,8 +148,12 @@ class Library:
                 metadata={"embedder": embedder.name, "max_seq_length": embedder.max_seq_length},
             )
         except CitefinderError:
+            if store_path is not None:
+                shutil.rmtree(store_path, ignore_errors=True)
             raise
         except Exception as e:  # noqa: BLE001 - chroma raises many kinds; one clear message
+            if store_path is not None:
+                shutil.rmtree(store_path, ignore_errors=True)
             raise LibraryError(f"Cannot open the Chroma collection {name!r} ({_where(settings)}): {e}") from e
         finally:
             if creating:
@@ -174,9 +180,10 @@ class Library:
                                           "generation": 0, "dirty": False,
                                           "papers": lib.count(), "embedded": lib.embedded_count()})
         if repair:
-            lib.repair()
+            lib.repair_log = lib.repair()
         else:
             lib._check_counts()
+            lib._warn_missing_vectors()
         lib._ensure_bm25()
         return lib
 
@@ -301,6 +308,9 @@ class Library:
         bm25 = self._ensure_bm25()
         if len(bm25) != n:
             found.append(f"the BM25 index holds {len(bm25)} papers but the store holds {n}")
+        missing = self._missing_vector_count()
+        if missing:
+            found.append(_missing_vectors_text(missing, self.embedded_count()))
         return found
 
     # --- writing --------------------------------------------------------------------------------
@@ -548,6 +558,9 @@ class Library:
         returns what was done, one line each. Accepts the store as it now is."""
         done: list[str] = []
         with self._writing():
+            restored = self._restore_vectors()
+            if restored:
+                done.append(f"re-embedded {restored} papers whose vectors were missing from Chroma's vector index")
             before = read_manifest(self.path)
             n = self.count()
             if before.get("papers") not in (None, n):
@@ -564,6 +577,81 @@ class Library:
             done.append(f"rewrote the manifest (generation {manifest['generation']}, {n} papers, "
                         f"{self.pending_count()} awaiting vectors)")
         return done
+
+    # --- vector index check and restore (issue 14) -----------------------------------------------
+    # Chroma keeps records, metadata and documents in chroma.sqlite3 but, once its write-ahead queue
+    # is flushed (every 1,000 writes), the vectors only in the HNSW segment folder beside it. Lose
+    # that folder and count() still says N while the index holds only what the queue replays: dense
+    # search (HNSW, and the exact VECTORS matrix, which reads its vectors from the same segment)
+    # silently misses the rest. Records and indexed vectors are therefore checked against each other.
+
+    def _indexed_ids(self) -> set[str]:
+        """The ids Chroma's vector index can return (a query for every vector it holds)."""
+        n = self.embedded_count()
+        if n == 0:
+            return set()
+        probe = self.embedder.encode(["vector index check"])[0]
+        res = self._collection.query(query_embeddings=[list(map(float, probe))], n_results=n, include=[])
+        return set(res["ids"][0])
+
+    def _missing_vector_count(self) -> int:
+        """Stored papers whose vectors Chroma's index lacks (checked once per generation)."""
+        generation, n = int(self._stamp()), self.embedded_count()
+        if self._vector_check is None or self._vector_check[:2] != (generation, n):
+            self._vector_check = (generation, n, len(self._indexed_ids()) if n else 0)
+        return n - self._vector_check[2]
+
+    def _vectors_unreadable(self) -> bool:
+        """A cheap check on open: can the vectors of the first, middle and last stored paper be read?"""
+        n = self.embedded_count()
+        for offset in sorted({0, n // 2, n - 1}) if n else ():
+            try:
+                res = self._collection.get(offset=offset, limit=1, include=["embeddings"])
+            except Exception as e:  # noqa: BLE001 - Chroma: "Error finding id" when the segment lacks it
+                if faults.is_environmental(e):
+                    raise
+                log.debug("reading a stored vector failed: %s", e)
+                return True
+            if res["ids"] and (res["embeddings"] is None or len(res["embeddings"]) != len(res["ids"])):
+                return True
+        return False
+
+    def _warn_missing_vectors(self) -> None:
+        """On open: name missing vectors (and how to restore them) instead of searching without them."""
+        if not self._vectors_unreadable():
+            return
+        missing = self._missing_vector_count()
+        if missing:
+            log.warning("The library at %s: %s.", self.path, _missing_vectors_text(missing, self.embedded_count()))
+
+    def _restore_vectors(self) -> int:
+        """Re-embed stored papers whose vectors are missing from the index; returns how many.
+
+        Chroma's ``update`` does not re-insert a vector the index lost, so each such paper goes
+        through the pending queue: queued, deleted from Chroma, then embedded and added again by
+        :meth:`embed_pending`. A run killed on the way loses nothing (the queue holds the paper; a
+        re-run of the repair or of ``library embed`` finishes).
+        """
+        if self._missing_vector_count() == 0:
+            return 0
+        present = self._indexed_ids()
+        missing: list[str] = []
+        offset = 0
+        while True:
+            ids = list(self._collection.get(offset=offset, limit=_PAGE, include=[])["ids"])
+            if not ids:
+                break
+            missing += [i for i in ids if i not in present]
+            offset += len(ids)
+        log.warning("re-embedding %d papers whose vectors are missing from Chroma's vector index", len(missing))
+        self._mark_dirty(True)
+        for start in range(0, len(missing), WRITE_BATCH):
+            chunk = missing[start:start + WRITE_BATCH]
+            self._pending.add(self._chroma_get(chunk))
+            self._collection.delete(ids=chunk)
+        self._vector_check = None
+        self.embed_pending()
+        return len(missing)
 
     # --- internals ------------------------------------------------------------------------------
 
@@ -708,7 +796,8 @@ class Library:
         try:
             self._commit(changed=changed)
         except BaseException as e:  # noqa: BLE001 - never hide the error that stopped the write
-            log.warning("could not update the BM25 index and manifest after the failure (%s: %s); "
+            # info, not warning: the caller reports the first error in one line (what was kept, how to resume)
+            log.info("could not update the BM25 index and manifest after the failure (%s: %s); "
                         "they will be rebuilt when the library is next opened", type(e).__name__, e)
 
     def _aborted(self, error: BaseException, report: ImportReport, what: str) -> BaseException:
@@ -802,6 +891,12 @@ class Library:
         return self._bm25
 
 
+def _missing_vectors_text(missing: int, embedded: int) -> str:
+    return (f"Chroma's vector index lacks the vectors of {missing} of {embedded} stored papers (its segment "
+            "folder beside chroma.sqlite3 is missing or damaged), so dense search cannot find them; run "
+            "`citefinder library repair` to re-embed them")
+
+
 def _identity(p: Paper) -> Identity:
     surname = p.authors[0].split()[-1].casefold() if p.authors and p.authors[0].split() else None
     return Identity(p.doc_id, p.year, surname)
@@ -890,6 +985,8 @@ def _read_only_copy(path: Path) -> Path:
             shutil.copytree(path / CHROMA_DIR, tmp / CHROMA_DIR)
         if (path / PENDING_FILE).is_file():
             shutil.copy2(path / PENDING_FILE, tmp / PENDING_FILE)
+        for f in tmp.rglob("*"):  # the copy keeps the read-only modes; SQLite must write to open it
+            f.chmod(f.stat().st_mode | 0o200)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
         raise StoreUnavailableError(f"The library folder {path} is read-only and its store could not be copied "
