@@ -257,3 +257,35 @@ def test_chroma_server_killed_mid_import_ends_in_one_line_and_the_import_resumes
         _consistent(lib, n)
     finally:
         stop_process(server)
+
+
+# --- 5. BM25 is rebuilt only when the papers changed ---------------------------------------------
+
+def _bm25_files(folder: Path) -> dict[str, tuple[int, int]]:
+    """The saved BM25 index's files: inode and mtime (a rebuild swaps in a new folder)."""
+    return {f.name: (f.stat().st_ino, f.stat().st_mtime_ns) for f in sorted((folder / "bm25").iterdir())}
+
+
+def test_writes_that_change_no_paper_do_not_rebuild_bm25(tmp_path, embedder) -> None:
+    folder = tmp_path / "lib"
+    lib = Library.open(Settings(library=folder), embedder=embedder)
+    lib.import_files([TEST_DATA / "papers.jsonl"])
+    lib.add_papers(_fillers(30))
+    before, generation = _bm25_files(folder), read_manifest(folder)["generation"]
+    src = tmp_path / "again.jsonl"
+    src.write_text("".join(json.dumps({"doc_id": p.doc_id, "title": p.title, "authors": list(p.authors),
+                                       "year": p.year}) + "\n" for p in _fillers(30)))
+
+    assert (lib.add_papers(_fillers(30)).added, lib.add_papers(_fillers(30)).duplicates) == (0, 30)
+    assert lib.import_files([ROOT / "tests" / "hostile" / "comments-only.bib"]).added == 0
+    assert lib.remove(["no-such-paper"]) == 0
+    again = _cli("library", "import", str(src), "--library", str(folder))  # another process, all duplicates
+    assert again.returncode == 0 and "added 0, duplicates skipped 30" in again.stdout, again.stdout + again.stderr
+    reader = Library.open(Settings(library=folder), embedder=embedder)
+    assert len(reader._ensure_bm25()) == 33
+    assert (_bm25_files(folder), read_manifest(folder)["generation"]) == (before, generation)
+
+    lib.add_papers([Paper("new", "One more paper on sparse retrieval")])  # a real change does rebuild
+    assert _bm25_files(folder) != before and read_manifest(folder)["generation"] == generation + 1
+    assert reader.bm25_search("one more paper on sparse retrieval", 1)[0].doc_id == "new"
+    _consistent(reader, 34)
