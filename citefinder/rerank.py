@@ -374,11 +374,24 @@ def make_reranker(settings: "Settings") -> Reranker:
 
 
 def reranker_key(settings: "Settings") -> str:
-    """What :func:`make_reranker` would build, as a cache key (the setting, else the library default)."""
-    blend = f"|{settings.rerank_blend}:{settings.rrf_k}"
-    if settings.reranker:
-        return settings.reranker + blend
-    from citefinder.rerank_train.card import library_default
+    """What :func:`make_reranker` would build, as a cache key: the setting, else the library's
+    default (with when it was set and when its folder last changed, so ``citefinder reranker use``
+    and a retrained model are seen without a restart), the blend, ``rrf_k`` and the library."""
+    from citefinder.rerank_train.card import DEFAULT_FILE, library_default, rerankers_dir
 
-    default = library_default(Path(settings.library))
-    return f"library-default:{default.path}{blend}" if default else ""
+    library = Path(settings.library).expanduser().resolve()
+    tail = f"|{settings.rerank_blend}:{settings.rrf_k}|{library}"
+    if settings.reranker:
+        return settings.reranker + tail
+    default = library_default(library)
+    if default is None:
+        return "library-default:none" + tail
+
+    def mtime(path: Path) -> int:
+        try:
+            return path.stat().st_mtime_ns
+        except OSError:
+            return 0
+
+    stamp = f"{mtime(rerankers_dir(library) / DEFAULT_FILE)}:{mtime(default.path)}"
+    return f"library-default:{default.name}:{default.path}@{stamp}{tail}"

@@ -18,7 +18,7 @@ from citefinder.library.embedder import Embedder
 from citefinder.library.link import sync_all
 from citefinder.library.store import Library
 from citefinder.pipeline import Pipeline
-from citefinder.rerank import Reranker, make_reranker
+from citefinder.rerank import Reranker, make_reranker, reranker_key
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
@@ -53,7 +53,7 @@ def _library(path: str, chroma_host: str | None, collection: str, embedder: str,
 
 
 @st.cache_resource(show_spinner="Loading the reranker...", max_entries=4)
-def _reranker(name: str | None, max_seq_length: int, batch_size: int, _settings: Settings) -> Reranker:
+def _reranker(key: str, max_seq_length: int, batch_size: int, _settings: Settings) -> Reranker:
     return make_reranker(_settings)
 
 
@@ -75,7 +75,10 @@ def get_library(settings: Settings) -> Library:
 
 
 def get_reranker(settings: Settings) -> Reranker:
-    return _reranker(settings.reranker, settings.embed_max_seq_length, settings.embed_batch_size, _settings=settings)
+    """The shared reranker for these settings: rebuilt when the reranker, its blend, ``rrf_k``, the
+    library or the library's default reranker (``citefinder reranker use``) changed."""
+    return _reranker(reranker_key(settings), settings.embed_max_seq_length, settings.embed_batch_size,
+                     _settings=settings)
 
 
 def make_pipeline(settings: Settings) -> Pipeline:
