@@ -359,15 +359,15 @@ def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None],
         return {}
     downloads = st.container(horizontal=True)  # full labels, wrapped onto a second line when the page is narrow
     n_papers = len(set(keys.values()))
-    downloads.download_button(f"Download .bib ({n_papers} paper{'s' if n_papers != 1 else ''})", bib or "% no paper chosen\n",
-                       file_name="references.bib", mime="application/x-bibtex", icon=":material/download:",
-                       on_click="ignore", key="download_bib", disabled=not chosen)
+    downloads.download_button(f"Download .bib ({n_papers} paper{'s' if n_papers != 1 else ''})",
+                              bib or "% no paper chosen\n", file_name="references.bib", mime="application/x-bibtex",
+                              icon=":material/download:", on_click="ignore", key="download_bib", disabled=not chosen)
     downloads.download_button(f"Download draft with \\cite ({len(keys)} of {n} filled)", filled,
-                       file_name=exports.filled_name(run.source_name), mime="text/plain",
-                       icon=":material/description:", on_click="ignore", key="download_draft")
+                              file_name=exports.filled_name(run.source_name), mime="text/plain",
+                              icon=":material/description:", on_click="ignore", key="download_draft")
     downloads.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys),
-                       file_name="citefinder-results.json", mime="application/json", icon=":material/data_object:",
-                       on_click="ignore", key="download_json")
+                              file_name="citefinder-results.json", mime="application/json",
+                              icon=":material/data_object:", on_click="ignore", key="download_json")
     if looks_like_latex(run.text) and any(r.slot is not None and not r.slot.command for r in run.results):
         st.selectbox("Command for plain [CITATION] markers", paired_bib.COMMANDS, key=paired_bib.COMMAND,
                      help="Placeholders written as \\citep{?}, \\citet{?} ... keep their own command.")
@@ -529,7 +529,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
         st.dataframe(compact_frame(run, choices).iloc[[run.results.index(r) for r in shown]], hide_index=True,
                      width="stretch", key=f"compact_{run.run_id}", on_select=lambda: _table_selected(run, shown),
                      selection_mode="single-row",
-                     column_config={"text": st.column_config.TextColumn(width="large"),
+                     column_config={"text": st.column_config.TextColumn(width="medium"),
                                     "choice": st.column_config.TextColumn(width="medium")})
         focus = st.session_state.get(state.CITE_FOCUS)
         target = next((r for r in run.results if slot_of(r).index == focus), None)
