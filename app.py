@@ -1,4 +1,10 @@
-"""CiteFinder: the Cite page. Paste or upload a draft, fill every [CITATION], pick among candidates, download the .bib."""
+"""CiteFinder: the entry point (`streamlit run app.py`). Names the pages in the sidebar and runs the chosen one.
+
+Kept light on purpose: the first paint of a page must not wait for the heavy imports (Chroma, torch),
+which the pages do behind a visible "Opening the library…".
+"""
+
+from pathlib import Path
 
 from citefinder.config import offline_environment
 
@@ -6,25 +12,14 @@ offline_environment()
 
 import streamlit as st  # noqa: E402
 
-from citefinder.slots import find_slots  # noqa: E402
-from citefinder.ui import cite_view, layout, resources, state  # noqa: E402
+PAGES = Path(__file__).resolve().parent / "pages"
+FAVICON = Path(__file__).resolve().parent / "assets" / "logo.png"  # local: nothing is fetched from a font CDN
 
-resources.configure_logging()
-settings = layout.page_setup("Cite")
-st.title("Find the papers behind every [CITATION]")
-st.caption("From your own library. Nothing leaves this machine unless you configure an LLM endpoint.")
-library = layout.open_library(settings)
-layout.ensure_sample(library)
-layout.sidebar_summary(settings, library)
-
-cite_view.restore_last_draft(settings)
-text = cite_view.draft_input(settings)
-slots = find_slots(text, settings.context_sentences)
-cite_view.slot_count_line(slots)
-cite_view.find_button(settings, text)
-cite_view.follow_fill()
-
-run = st.session_state.get(state.CITE_RUN)
-if run is not None:
-    st.divider()
-    cite_view.results_view(run, library, settings)
+st.set_page_config(page_title="CiteFinder", page_icon=str(FAVICON), layout="wide")
+st.navigation([
+    st.Page(PAGES / "1_Cite.py", title="Cite", icon=":material/format_quote:", url_path="Cite", default=True),
+    st.Page(PAGES / "2_Library.py", title="Library", icon=":material/local_library:", url_path="Library"),
+    st.Page(PAGES / "3_Settings.py", title="Settings", icon=":material/settings:", url_path="Settings"),
+    st.Page(PAGES / "4_Search.py", title="Search", icon=":material/search:", url_path="Search"),
+    st.Page(PAGES / "5_Evaluate.py", title="Evaluate", icon=":material/query_stats:", url_path="Evaluate"),
+]).run()

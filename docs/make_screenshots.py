@@ -1,7 +1,9 @@
 """Take the README screenshots: `python docs/make_screenshots.py` (needs /usr/bin/chromium).
 
 Starts the app on a fresh temporary library (the sample loads on first run), fills the example
-draft and saves docs/screenshot-cite.png and docs/screenshot-trace.png.
+draft and saves docs/screenshot-cite.png (the default view: each slot with its candidates one click
+away), docs/screenshot-compact.png (the compact table of all slots, with the next slot to check opened)
+and docs/screenshot-trace.png.
 """
 
 from __future__ import annotations
@@ -33,6 +35,17 @@ def main() -> None:
         page.mouse.move(0, 0)
         page.screenshot(path=str(DOCS / "screenshot-cite.png"))
 
+        page.locator("[data-testid='stButtonGroup'] button", has_text="Table").click()
+        page.get_by_text("Select a row to open its slot here.").wait_for()
+        grid = page.locator("[data-testid='stDataFrame']").last.bounding_box()
+        page.mouse.click(grid["x"] + 16, grid["y"] + 35 + 3 * 35 + 17)  # the fourth row's selection box
+        page.locator("[class*='st-key-slot_']").first.wait_for()
+        page.wait_for_timeout(1500)
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(DOCS / "screenshot-compact.png"))
+        page.locator("[data-testid='stButtonGroup'] button", has_text="Cards").click()
+        page.get_by_text("Slot 5", exact=True).wait_for()
+
         page.get_by_text("Trace: how this paper was chosen").first.click()
         page.get_by_role("tab", name="Fused").first.click()
         page.wait_for_timeout(2000)
@@ -40,7 +53,7 @@ def main() -> None:
         card.scroll_into_view_if_needed()
         page.wait_for_timeout(500)
         card.screenshot(path=str(DOCS / "screenshot-trace.png"))
-    print("wrote", DOCS / "screenshot-cite.png", DOCS / "screenshot-trace.png")
+    print("wrote", *(DOCS / f"screenshot-{n}.png" for n in ("cite", "compact", "trace")))
 
 
 if __name__ == "__main__":

@@ -22,4 +22,5 @@ library_view.link_section(library)
 
 st.divider()
 shown = library_view.papers_view(library)
+library_view.edit_section(library, shown)
 library_view.remove_section(library, shown)

@@ -89,7 +89,7 @@ def test_navigation_keeps_text_results_and_picks(app):
     page.get_by_text("LLM selector").wait_for()
     page.get_by_role("link", name="Library").click()
     page.get_by_role("heading", name="Library").wait_for()
-    page.get_by_role("link", name="app").or_(page.get_by_role("link", name="Cite")).first.click()
+    page.get_by_role("link", name="Cite").click()
     slot(page, 1).wait_for(timeout=FILL_MS)
     expect(page.get_by_label("...or paste your text")).to_have_value(TWO)
     expect(slot(page, 0).get_by_text("your pick")).to_have_count(1)

@@ -150,14 +150,14 @@ def draft_input(settings: Settings) -> str:
         except CitefinderError as e:
             render.error_box(e)
     paired_bib.bib_uploader()
-    c1, c2, c3 = st.columns([2, 2, 5], vertical_alignment="center")
-    c1.button("Try an example", type="tertiary", icon=":material/lightbulb:", on_click=_use_example, args=(settings,))
+    row = st.container(horizontal=True, vertical_alignment="center")  # wraps instead of cutting labels when narrow
+    row.button("Try an example", type="tertiary", icon=":material/lightbulb:", on_click=_use_example, args=(settings,))
     has_work = bool(st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN))
-    c2.button("Start over", type="tertiary", icon=":material/restart_alt:", on_click=start_over, args=(settings,),
+    row.button("Start over", type="tertiary", icon=":material/restart_alt:", on_click=start_over, args=(settings,),
               disabled=not has_work, help="Clear the draft, its results and your picks (also the saved copy).")
     source = st.session_state.get(state.CITE_SOURCE)
     if source:
-        c3.caption(f"Text from **{escape_markdown(source)}**")
+        row.caption(f"Text from **{escape_markdown(source)}**")
     text = st.text_area(
         "...or paste your text", key=state.CITE_TEXT, height=180, on_change=_text_changed, args=(settings,),
         placeholder="Self-attention alone can replace recurrence [CITATION]. ...",
@@ -357,17 +357,17 @@ def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None],
     except CitefinderError as e:
         render.error_box(e)
         return {}
-    d1, d2, d3 = st.columns(3)
+    downloads = st.container(horizontal=True)  # full labels, wrapped onto a second line when the page is narrow
     n_papers = len(set(keys.values()))
-    d1.download_button(f"Download .bib ({n_papers} paper{'s' if n_papers != 1 else ''})", bib or "% no paper chosen\n",
-                       file_name="references.bib", mime="application/x-bibtex", icon=":material/download:",
-                       on_click="ignore", key="download_bib", width="stretch", disabled=not chosen)
-    d2.download_button(f"Download draft with \\cite ({len(keys)} of {n} filled)", filled,
-                       file_name=exports.filled_name(run.source_name), mime="text/plain",
-                       icon=":material/description:", on_click="ignore", key="download_draft", width="stretch")
-    d3.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys),
-                       file_name="citefinder-results.json", mime="application/json", icon=":material/data_object:",
-                       on_click="ignore", key="download_json", width="stretch")
+    downloads.download_button(f"Download .bib ({n_papers} paper{'s' if n_papers != 1 else ''})",
+                              bib or "% no paper chosen\n", file_name="references.bib", mime="application/x-bibtex",
+                              icon=":material/download:", on_click="ignore", key="download_bib", disabled=not chosen)
+    downloads.download_button(f"Download draft with \\cite ({len(keys)} of {n} filled)", filled,
+                              file_name=exports.filled_name(run.source_name), mime="text/plain",
+                              icon=":material/description:", on_click="ignore", key="download_draft")
+    downloads.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys),
+                              file_name="citefinder-results.json", mime="application/json",
+                              icon=":material/data_object:", on_click="ignore", key="download_json")
     if looks_like_latex(run.text) and any(r.slot is not None and not r.slot.command for r in run.results):
         st.selectbox("Command for plain [CITATION] markers", paired_bib.COMMANDS, key=paired_bib.COMMAND,
                      help="Placeholders written as \\citep{?}, \\citet{?} ... keep their own command.")
@@ -377,7 +377,8 @@ def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None],
 def _candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, paper: Paper, number: int | str,
                    chosen: bool, confidence: float | None, key: str) -> None:
     """One candidate: number, key, title, authors, year, evidence sentence; a one-click button."""
-    left, right = st.columns([0.8, 0.2], vertical_alignment="center")
+    # the text takes what the button leaves: the button's label is never cut, even at 800 px
+    row = st.container(horizontal=True, wrap=False, vertical_alignment="center")
     bib_key = getattr(paper, "key", None) or bib_key_for(paper)
     head = f"{number}\\. **{escape_markdown(paper.title)}**" + (" :green[✓ chosen]" if chosen else "")
     meta = [render.paper_meta(paper, max_authors=3), f"key {escape_markdown(bib_key)}"]
@@ -388,9 +389,9 @@ def _candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, p
     snippet = best_sentence(paper.abstract, slot_text)
     if snippet:
         lines.append(f":gray[“{escape_markdown(snippet)}”]")
-    left.markdown("  \n".join(lines))
-    right.button("Chosen" if chosen else "Use this", key=key, type="primary" if chosen else "secondary",
-                 icon=":material/check_circle:" if chosen else None, disabled=chosen, width="stretch",
+    row.markdown("  \n".join(lines), width="stretch")
+    row.button("Chosen" if chosen else "Use this", key=key, type="primary" if chosen else "secondary",
+                 icon=":material/check_circle:" if chosen else None, disabled=chosen, width="content",
                  on_click=_choose, args=(settings, slot_of(result).index, paper.doc_id, paper))
 
 
@@ -449,14 +450,14 @@ def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which:
             if paper is not None:
                 _candidate_row(settings, run, result, paper, "·", True, confidences.get(choice),
                                key=f"{run.pick_key(slot.index)}_chosen")
-        c1, c2, c3 = st.columns([3, 2, 2], vertical_alignment="center")
+        actions = st.container(horizontal=True, vertical_alignment="center")
         if bib_key:
             command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
-            c1.code(exports.cite_snippet(result, bib_key, command), language="latex")
-        c2.button("Leave empty", key=f"{run.pick_key(slot.index)}_none", type="tertiary",
+            actions.code(exports.cite_snippet(result, bib_key, command), language="latex", width="content")
+        actions.button("Leave empty", key=f"{run.pick_key(slot.index)}_none", type="tertiary",
                   icon=":material/block:", disabled=choice is None and slot.index in choices_state(),
                   on_click=_choose, args=(settings, slot.index, None))
-        c3.button("Accept, next", key=f"{run.pick_key(slot.index)}_accept", type="tertiary",
+        actions.button("Accept, next", key=f"{run.pick_key(slot.index)}_accept", type="tertiary",
                   icon=":material/done_all:", on_click=_accept, args=(settings, run, slot.index, choice),
                   help="Keep this choice and go to the next slot to check.")
         _library_search(settings, run, result, choice, library)
@@ -511,13 +512,13 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
     choices = current_choices(run)
     library = paired_bib.run_library(library)
     keys = summary_and_downloads(run, choices, library)
-    c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
+    controls = st.container(horizontal=True, vertical_alignment="bottom")
     st.session_state.setdefault(state.CITE_VIEW, CARDS)
     st.session_state.setdefault(state.CITE_FILTER, ALL)
-    view = c1.segmented_control("View", [CARDS, TABLE], key=state.CITE_VIEW, persist_state="session")
-    which = c2.segmented_control("Show", [ALL, NOT_FOUND, UNSURE_FILTER], key=state.CITE_FILTER,
+    view = controls.segmented_control("View", [CARDS, TABLE], key=state.CITE_VIEW, persist_state="session")
+    which = controls.segmented_control("Show", [ALL, NOT_FOUND, UNSURE_FILTER], key=state.CITE_FILTER,
                                  persist_state="session") or ALL
-    c3.button("Next to check", icon=":material/skip_next:", shortcut="n", on_click=_next_to_check,
+    controls.button("Next to check", icon=":material/skip_next:", shortcut="n", on_click=_next_to_check,
               args=(run, st.session_state.get(state.CITE_FOCUS)), help="The next slot not found or unsure (key n).")
     positions = dict(zip((slot_of(r).index for r in run.results), positions_in_sentence(run.results), strict=True))
     shown = [r for r in run.results if _matches(slot_status(r, choices), which)]
@@ -528,7 +529,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
         st.dataframe(compact_frame(run, choices).iloc[[run.results.index(r) for r in shown]], hide_index=True,
                      width="stretch", key=f"compact_{run.run_id}", on_select=lambda: _table_selected(run, shown),
                      selection_mode="single-row",
-                     column_config={"text": st.column_config.TextColumn(width="large"),
+                     column_config={"text": st.column_config.TextColumn(width="medium"),
                                     "choice": st.column_config.TextColumn(width="medium")})
         focus = st.session_state.get(state.CITE_FOCUS)
         target = next((r for r in run.results if slot_of(r).index == focus), None)

@@ -30,9 +30,13 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
 
 
 def open_library(settings: Settings) -> Library:
-    """The shared library, or an error box and a stopped page when it cannot be opened."""
+    """The shared library, or an error box and a stopped page when it cannot be opened.
+
+    The first opening in a process loads the embedder and the store (seconds): a status says so meanwhile.
+    """
     try:
-        return resources.get_library(settings)
+        with st.spinner("Opening the library…"):
+            return resources.get_library(settings)
     except CitefinderError as e:
         error_box(e)
         st.info("Change the library folder or the embedder on the Settings page.")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import logging
 import re
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
 
 from citefinder.errors import CitefinderError
+from citefinder.library.edit import edit_paper, parse_authors, parse_year
 from citefinder.library.link import link_file, linked_files, sync_all, unlink_file
+from citefinder.library.review import ImportReview, import_reviewed
 from citefinder.library.store import Library
 from citefinder.types import ImportReport, Paper
 from citefinder.ui import render, resources, state, tables
@@ -22,6 +25,7 @@ IMPORT_TYPES = ["bib", "jsonl", "gz", "ndjson", "json", "pdf"]
 PAGE_SIZE = 50
 SEARCH_K = 100
 LINK_PATH = "library_link_path"  # the path typed into "Keep this library in sync with a file"
+LISTED = 50  # duplicates and PDFs listed by name in an import summary
 
 
 def _failed(action: str, error: Exception) -> None:
@@ -101,7 +105,7 @@ def run_import(library: Library, uploads) -> None:
 
         try:
             if uploads is None:
-                report = resources.load_sample(library, progress)
+                review = ImportReview(resources.load_sample(library, progress))
             else:
                 with tempfile.TemporaryDirectory(prefix="citefinder-upload-") as tmp:
                     paths = []
@@ -109,31 +113,24 @@ def run_import(library: Library, uploads) -> None:
                         path = Path(tmp) / f"{i}-{_safe_name(u.name)}"
                         path.write_bytes(u.getvalue())
                         paths.append(path)
-                    report = library.import_files(paths, progress=progress)
-                    report = _tidy_sources(report, tmp)
+                    review = import_reviewed(library, paths, progress=progress)
+                    review = replace(review, report=_tidy_sources(review.report, tmp))
+            report = review.report
         except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
             box.update(label="Import failed", state="error")
             _failed("Import", e)
-            report = getattr(e, "report", None)
-            if report is not None:
-                st.session_state[state.LIBRARY_REPORT] = (report, names)
-                import_summary()
+            partial = getattr(e, "report", None)
+            if partial is not None:
+                st.session_state[state.LIBRARY_REPORT] = (partial, names)
+                st.session_state.pop(state.LIBRARY_REVIEW, None)
+                import_summary(library)
             return
         bar.progress(1.0, text="Done")
         box.update(label=f"Imported {report.added:,} papers in {report.elapsed_s:.1f} s", state="complete",
                    expanded=False)
     st.session_state[state.LIBRARY_REPORT] = (report, names)
-    st.session_state[state.LIBRARY_PDFS] = _pdf_papers(library, report)
+    st.session_state[state.LIBRARY_REVIEW] = review
     st.rerun()  # redraw the header and table with the new papers
-
-
-def _pdf_papers(library: Library, report: ImportReport) -> list[Paper]:
-    """The papers this import made from PDFs: their extracted title and authors are worth a look."""
-    try:
-        papers = library.get(list(report.added_ids))
-    except CitefinderError:
-        return []
-    return [p for p in papers if (p.source or "").lower().endswith(".pdf")]
 
 
 def _tidy_sources(report: ImportReport, tmp: str) -> ImportReport:
@@ -142,15 +139,16 @@ def _tidy_sources(report: ImportReport, tmp: str) -> ImportReport:
 
     from citefinder.types import ImportFailure
 
-    def tidy(source: str) -> str:
+    def tidy(source: str) -> str:  # also used for the duplicates' file names (``<n>-name`` on save)
         s = source.replace(tmp + "/", "")
         return re.sub(r"^\d+-", "", s)
 
     return replace(report, failures=tuple(ImportFailure(tidy(f.source), f.reason) for f in report.failures))
 
 
-def import_summary() -> None:
-    """Added, duplicates skipped, failures with reasons, of the last import in this session."""
+def import_summary(library: Library) -> None:
+    """Added, duplicates skipped (each with what it matched), failures with reasons, and each PDF's
+    extracted title and authors with a form to fix them, of the last import in this session."""
     last = st.session_state.get(state.LIBRARY_REPORT)
     if not last:
         return
@@ -160,11 +158,78 @@ def import_summary() -> None:
     (st.warning if report.failures else st.success)(line)
     if report.failures:
         st.dataframe(tables.failures_frame(report), hide_index=True, width="stretch")
-    pdfs = st.session_state.get(state.LIBRARY_PDFS) or []
-    if pdfs:
-        st.caption("What each PDF became (title and authors read from its first page); if one is wrong, "
-                   "remove it below and import its reference as BibTeX instead:")
-        st.dataframe(tables.papers_frame(pdfs), hide_index=True, width="stretch")
+    review: ImportReview | None = st.session_state.get(state.LIBRARY_REVIEW)
+    if review is None:
+        return
+    if review.duplicates:
+        with st.expander(f"Duplicates skipped ({report.duplicates:,}): what each one matched", expanded=True,
+                         icon=":material/content_copy:"):
+            lines = [f"- “{escape_markdown(d.title)}” ({escape_markdown(_upload_name(d.source))}) "
+                     f"matched “{escape_markdown(d.matched_title)}”"
+                     + (f" · key {escape_markdown(d.matched_key)}" if d.matched_key else "")
+                     for d in review.duplicates[:LISTED]]
+            more = report.duplicates - min(len(review.duplicates), LISTED)
+            st.markdown("\n".join(lines) + (f"\n\n…and {more:,} more." if more > 0 else ""))
+    if review.pdf_papers:
+        st.markdown("**What each PDF became** (title and authors are read from its first page): fix any that are "
+                    "wrong here.")
+        for paper in review.pdf_papers[:LISTED]:
+            who = ", ".join(paper.authors) or "no authors"
+            label = f"{paper.title} · {who} · {paper.year or 'no year'} ({_upload_name(paper.source or 'PDF')})"
+            with st.expander(escape_markdown(label), icon=":material/picture_as_pdf:"):
+                edit_form(library, paper, f"pdf_{review.report.added_ids.index(paper.doc_id)}", full=False)
+
+
+def _upload_name(source: str) -> str:
+    """An uploaded file's name as the user gave it (saved as ``<n>-name`` in a temp folder)."""
+    return re.sub(r"^[0-9]+-", "", source)
+
+
+def _replace_in_review(paper: Paper) -> None:
+    """After an edit: the summary shows the paper as now stored."""
+    review: ImportReview | None = st.session_state.get(state.LIBRARY_REVIEW)
+    if review is not None:
+        st.session_state[state.LIBRARY_REVIEW] = replace(
+            review, pdf_papers=tuple(paper if p.doc_id == paper.doc_id else p for p in review.pdf_papers))
+
+
+def edit_form(library: Library, paper: Paper, form_key: str, *, full: bool = True) -> None:
+    """Title, authors, year (and with ``full`` the key and abstract) of one paper; Save writes them."""
+    with st.form(f"edit_{form_key}", border=False):
+        title = st.text_input("Title", value=paper.title, key=f"{form_key}_title")
+        authors = st.text_area("Authors (one per line)", value="\n".join(paper.authors), key=f"{form_key}_authors",
+                               height=100 if full else 80)
+        year = st.text_input("Year", value=str(paper.year or ""), key=f"{form_key}_year", max_chars=4)
+        key = abstract = None
+        if full:
+            key = st.text_input("Citation key", value=paper.key or "", key=f"{form_key}_key",
+                                help="Used in the .bib and in \\cite{...}; empty: made from author and year.")
+            abstract = st.text_area("Abstract", value=paper.abstract, key=f"{form_key}_abstract", height=150)
+        if not st.form_submit_button("Save", type="primary", icon=":material/save:", disabled=library.read_only):
+            return
+    try:
+        saved = edit_paper(library, paper.doc_id, title=title, authors=parse_authors(authors),
+                           year=parse_year(year), **({"key": key, "abstract": abstract} if full else {}))
+    except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
+        _failed("Saving the paper", e)
+        return
+    _replace_in_review(saved)
+    st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(f"Saved “{saved.title}”.")
+    st.rerun()
+
+
+def edit_section(library: Library, shown: list[Paper]) -> None:
+    """Open one of the papers shown above and edit it (title, authors, year, key, abstract)."""
+    if not shown:
+        return
+    with st.expander("Open and edit a paper", icon=":material/edit:"):
+        titles = {p.doc_id: f"{p.title} ({p.year})" if p.year else p.title for p in shown}
+        doc_id = st.selectbox("Paper (from the table above)", list(titles), index=None, key=state.LIBRARY_EDIT,
+                              format_func=lambda i: titles.get(i, i), placeholder="Choose a paper")
+        paper = next((p for p in shown if p.doc_id == doc_id), None)
+        if paper is not None:
+            st.caption(f"id {escape_markdown(paper.doc_id)} · from {escape_markdown(paper.source or 'unknown')}")
+            edit_form(library, paper, f"paper_{shown.index(paper)}")
 
 
 def import_section(library: Library) -> None:
@@ -178,7 +243,7 @@ def import_section(library: Library) -> None:
     if st.button(f"Import {len(uploads)} file{'s' if len(uploads) != 1 else ''}" if uploads else "Import",
                  disabled=not uploads, icon=":material/upload:"):
         run_import(library, uploads)
-    import_summary()
+    import_summary(library)
 
 
 def link_section(library: Library) -> None:

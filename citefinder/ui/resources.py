@@ -43,7 +43,7 @@ def _embedder(name: str, max_seq_length: int, batch_size: int) -> Embedder:
     return Embedder(name, max_seq_length, batch_size)
 
 
-@st.cache_resource(show_spinner="Opening the library...", max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8)  # layout.open_library shows the status
 def _library(path: str, chroma_host: str | None, collection: str, embedder: str, max_seq_length: int,
              batch_size: int, _settings: Settings) -> Library:
     library = Library.open(_settings, embedder=_embedder(embedder, max_seq_length, batch_size))

@@ -39,7 +39,8 @@ SEARCH_RUN = "search_run"  # SearchRun of the last search
 
 LIBRARY_UPLOAD = "library_upload"
 LIBRARY_REPORT = "library_report"  # (ImportReport, list of file names) of the last import
-LIBRARY_PDFS = "library_pdfs"  # papers the last import made from PDFs (their extracted title and authors)
+LIBRARY_REVIEW = "library_review"  # ImportReview of the last import: duplicates and what they matched, PDFs' papers
+LIBRARY_EDIT = "library_edit"  # doc_id of the paper open for editing
 LIBRARY_QUERY = "library_query"
 LIBRARY_PAGE = "library_page"
 LIBRARY_REMOVE = "library_remove"
