@@ -16,6 +16,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 
 def rows(outcomes, fusion, depth=30):
@@ -49,18 +50,10 @@ def rows(outcomes, fusion, depth=30):
 
 
 def item_metrics(scores, y, items):
-    h1 = mrr = 0.0
-    n = 0
-    for it in np.unique(items):
-        sel = items == it
-        s, lab = scores[sel], y[sel]
-        n += 1
-        if lab.any():
-            best = s[lab == 1].max()
-            rank = 1 + int((s > best).sum())
-            mrr += 1.0 / rank
-            h1 += rank == 1
-    return h1 / n, mrr / n
+    from tune import item_ranks
+
+    ranks = item_ranks(scores, y, items)
+    return sum(r == 1 for r in ranks) / len(ranks), sum(1.0 / r for r in ranks if r) / len(ranks)
 
 
 def main() -> None:

@@ -141,16 +141,19 @@ def candidate_rows(outcomes: list[dict[str, Any]], depth: int = 30) -> tuple[lis
     return X, y, groups, items
 
 
-def _item_mrr(scores: np.ndarray, y: np.ndarray, items: np.ndarray) -> float:
-    total, n = 0.0, 0
+def item_ranks(scores: np.ndarray, y: np.ndarray, items: np.ndarray) -> list[int | None]:
+    """Per item, the rank its best gold candidate gets under ``scores`` (None: no gold candidate)."""
+    ranks: list[int | None] = []
     for it in np.unique(items):
         sel = items == it
         s, lab = scores[sel], y[sel]
-        n += 1
-        if lab.any():
-            best = s[lab == 1].max()
-            total += 1.0 / (1 + int((s > best).sum()))
-    return total / max(1, n)
+        ranks.append(1 + int((s > s[lab == 1].max()).sum()) if lab.any() else None)
+    return ranks
+
+
+def _item_mrr(scores: np.ndarray, y: np.ndarray, items: np.ndarray) -> float:
+    ranks = item_ranks(scores, y, items)
+    return sum(1.0 / r for r in ranks if r) / max(1, len(ranks))
 
 
 def cmd_linear(paths: list[Path]) -> None:
