@@ -190,7 +190,7 @@ def test_library_summary_lists_duplicates_and_a_pdf_title_and_an_entry_can_be_ed
     # the import summary shows the paper as now stored
     page.locator("[data-testid='stExpander']", has_text="Hedgehog Tunnelling Under Frozen Meadows · Ann Example, "
                  "Bo Sample · 2024 (paper.pdf)").wait_for()
-    # what the page saved is what the library holds (read by a second process-level reader)
+    # what the page saved is what the library holds (read by a second reader, in the test process)
     from citefinder.config import Settings
     from citefinder.library.store import Library
 
