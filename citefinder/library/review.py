@@ -1,23 +1,20 @@
 """An import the user can check: each skipped duplicate with the stored paper it matched, and the
 papers made from PDFs (their title and authors are read from the first page, so worth a look).
 
-Wraps :meth:`Library.add_papers` (the store's dedupe rule decides): the records read are remembered,
+Wraps :meth:`Library.import_files` (the store's dedupe rule decides): the records read are remembered,
 and afterwards every record that was not stored is matched with :meth:`Library.match`.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from citefinder.library.formats.common import RecordError
-from citefinder.library.store import Library, Progress, _estimate_records
+from citefinder.library.store import Library, Progress
 from citefinder.library.validate import checked_paper
-from citefinder.types import ImportFailure, ImportReport, Paper
-
-log = logging.getLogger(__name__)
+from citefinder.types import ImportReport, Paper
 
 MAX_LISTED = 1000  # duplicates listed per import (the count in the report is always complete)
 
@@ -45,25 +42,10 @@ def import_reviewed(library: Library, paths: Sequence[Path | str], *, progress: 
                     max_listed: int = MAX_LISTED) -> ImportReview:
     """Import ``paths`` like :meth:`Library.import_files`; also say what each duplicate matched.
 
-    Raises what :meth:`Library.add_papers` raises (an ``ImportAbortedError`` carries its report).
+    Raises what :meth:`Library.import_files` raises (an ``ImportAbortedError`` carries its report).
     """
-    from citefinder.library.readers import read_papers
-
     seen: list[Paper] = []
-
-    def stream() -> Iterator[Paper | ImportFailure]:
-        for p in map(Path, paths):
-            try:
-                for item in read_papers(p):
-                    if isinstance(item, Paper):
-                        seen.append(item)
-                    yield item
-            except Exception as e:  # noqa: BLE001 - a broken file must not stop the others
-                log.exception("reading %s failed", p)
-                yield ImportFailure(p.name, f"could not read the file: {e}")
-
-    total = sum(_estimate_records(Path(p)) or 0 for p in paths) or None
-    report = library.add_papers(stream(), progress=progress, total=total)
+    report = library.import_files(paths, progress=progress, on_read=seen.append)
     return review(library, report, seen, max_listed=max_listed)
 
 

@@ -397,9 +397,13 @@ class Library:
         return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
 
     def import_files(
-        self, paths: Sequence[Path | str], *, progress: Progress | None = None, defer_embedding: bool = False
+        self, paths: Sequence[Path | str], *, progress: Progress | None = None, defer_embedding: bool = False,
+        on_read: Callable[[Paper], None] | None = None,
     ) -> ImportReport:
-        """Import BibTeX, JSONL(.gz), CSL-JSON and PDF files (see :mod:`citefinder.library.readers`)."""
+        """Import BibTeX, JSONL(.gz), CSL-JSON and PDF files (see :mod:`citefinder.library.readers`).
+
+        ``on_read`` sees every record read, stored or not (:mod:`citefinder.library.review` matches the
+        skipped ones to what they duplicate)."""
         from citefinder.library.readers import read_papers
 
         total = sum(_estimate_records(Path(p)) or 0 for p in paths) or None
@@ -411,7 +415,10 @@ class Library:
                     yield ImportFailure(str(p), "file not found")
                     continue
                 try:
-                    yield from read_papers(p)
+                    for item in read_papers(p):
+                        if on_read is not None and isinstance(item, Paper):
+                            on_read(item)
+                        yield item
                 except Exception as e:  # noqa: BLE001 - a broken file must not stop the others
                     log.exception("reading %s failed", p)
                     yield ImportFailure(p.name, f"could not read the file: {e}")

@@ -135,15 +135,10 @@ def run_import(library: Library, uploads) -> None:
 
 def _tidy_sources(report: ImportReport, tmp: str) -> ImportReport:
     """Failure sources without the temp folder and the ``<n>-`` prefix added on save."""
-    from dataclasses import replace
-
     from citefinder.types import ImportFailure
 
-    def tidy(source: str) -> str:  # also used for the duplicates' file names (``<n>-name`` on save)
-        s = source.replace(tmp + "/", "")
-        return re.sub(r"^\d+-", "", s)
-
-    return replace(report, failures=tuple(ImportFailure(tidy(f.source), f.reason) for f in report.failures))
+    return replace(report, failures=tuple(ImportFailure(_upload_name(f.source.replace(tmp + "/", "")), f.reason)
+                                          for f in report.failures))
 
 
 def import_summary(library: Library) -> None:
