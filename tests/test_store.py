@@ -234,16 +234,17 @@ def test_deferred_embedding_is_searchable_at_once_and_resumable(
 
 def test_query_encoding_runs_on_one_thread_and_matches_bulk(shared_embedder, monkeypatch) -> None:
     import torch
-    from sentence_transformers import SentenceTransformer
+
+    from citefinder.library.bert import BertEncoder
 
     seen: list[int] = []
-    real_encode = SentenceTransformer.encode
+    real_encode = BertEncoder.encode
 
     def spy(self, *args, **kwargs):  # records the thread count the real encode runs with
         seen.append(torch.get_num_threads())
         return real_encode(self, *args, **kwargs)
 
-    monkeypatch.setattr(SentenceTransformer, "encode", spy)
+    monkeypatch.setattr(BertEncoder, "encode", spy)
     original = torch.get_num_threads()
     torch.set_num_threads(2)
     try:

@@ -21,6 +21,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from citefinder.errors import ModelLoadError
+from citefinder.library import bert
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,12 @@ def resolve_model(name: str) -> tuple[str, str]:
 
 
 class Embedder:
-    """A sentence-transformers model loaded lazily and shared; encodes to L2-normalised float32."""
+    """A sentence-transformers model loaded lazily and shared; encodes to L2-normalised float32.
+
+    A local BERT folder of the usual shape (the default MiniLM) runs on :mod:`citefinder.library.bert`,
+    the same vectors without sentence-transformers' seconds of imports; anything else loads through
+    sentence-transformers.
+    """
 
     def __init__(self, name: str = MINILM, max_seq_length: int = 256, batch_size: int = 32) -> None:
         self.name = name
@@ -142,6 +148,9 @@ class Embedder:
             if self._model is None:
                 path, human = resolve_model(self.name)
                 try:
+                    if bert.supports(Path(path)):
+                        self._model, self._model_name = bert.BertEncoder(Path(path), self.max_seq_length), human
+                        return self._model
                     from sentence_transformers import SentenceTransformer
 
                     model = SentenceTransformer(path, device="cpu")
@@ -161,6 +170,8 @@ class Embedder:
     @property
     def dimension(self) -> int:
         model = self._load()
+        if isinstance(model, bert.BertEncoder):
+            return model.dim
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(get_dim())
 
@@ -173,6 +184,8 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
 
         def run() -> Any:
+            if isinstance(model, bert.BertEncoder):
+                return model.encode(texts, self.batch_size)
             return model.encode(
                 list(texts),
                 batch_size=self.batch_size,
