@@ -80,6 +80,9 @@ WRITE_BATCH = 256
 # (Chroma's default is 100) keeps its recall of a top 100 close to exact search.
 HNSW_EF_SEARCH = 256
 _PAGE = 5000
+# At most this many papers a query for all vectors missed are re-checked one by one with their own
+# vector; more missing than that is a lost index (library repair), not approximate search.
+_CONFIRM_MAX = 64
 
 
 class Library:
@@ -600,13 +603,34 @@ class Library:
     # silently misses the rest. Records and indexed vectors are therefore checked against each other.
 
     def _indexed_ids(self) -> set[str]:
-        """The ids Chroma's vector index can return (a query for every vector it holds)."""
+        """The ids Chroma's vector index can return: a query for every vector it holds, then, for the
+        few that query missed, a query with the paper's own stored vector (HNSW is approximate: on
+        near-duplicate papers a query for all n returned n - 1 of a healthy index)."""
         n = self.embedded_count()
         if n == 0:
             return set()
         probe = self.embedder.encode(["vector index check"])[0]
         res = self._collection.query(query_embeddings=[list(map(float, probe))], n_results=n, include=[])
-        return set(res["ids"][0])
+        found = set(res["ids"][0])
+        if len(found) < n:
+            unseen = [i for i in self._collection.get(include=[])["ids"] if i not in found]
+            found |= {i for i in unseen[:_CONFIRM_MAX] if self._finds_itself(i, n)}
+        return found
+
+    def _finds_itself(self, doc_id: str, n: int) -> bool:
+        """Does the index return this paper for its own stored vector?"""
+        try:
+            got = self._collection.get(ids=[doc_id], include=["embeddings"])
+            if got["embeddings"] is None or len(got["embeddings"]) != 1:
+                return False
+            vector = list(map(float, got["embeddings"][0]))
+            res = self._collection.query(query_embeddings=[vector], n_results=min(n, 50), include=[])
+        except Exception as e:  # noqa: BLE001 - Chroma: "Error finding id" when the segment lacks it
+            if faults.is_environmental(e):
+                raise
+            log.debug("checking the vector of %s failed: %s", doc_id, e)
+            return False
+        return doc_id in res["ids"][0]
 
     def _missing_vector_count(self) -> int:
         """Stored papers whose vectors Chroma's index lacks (checked once per generation)."""
