@@ -613,9 +613,16 @@ class Library:
         res = self._collection.query(query_embeddings=[list(map(float, probe))], n_results=n, include=[])
         found = set(res["ids"][0])
         if len(found) < n:
-            unseen = [i for i in self._collection.get(include=[])["ids"] if i not in found]
+            unseen = [i for i in self._stored_ids() if i not in found]
             found |= {i for i in unseen[:_CONFIRM_MAX] if self._finds_itself(i, n)}
         return found
+
+    def _stored_ids(self) -> list[str]:
+        """The ids of every paper in Chroma (embedded ones), read a page at a time."""
+        ids: list[str] = []
+        while page := list(self._collection.get(offset=len(ids), limit=_PAGE, include=[])["ids"]):
+            ids += page
+        return ids
 
     def _finds_itself(self, doc_id: str, n: int) -> bool:
         """Does the index return this paper for its own stored vector?"""
@@ -670,17 +677,10 @@ class Library:
         :meth:`embed_pending`. A run killed on the way loses nothing (the queue holds the paper; a
         re-run of the repair or of ``library embed`` finishes).
         """
-        if self._missing_vector_count() == 0:
+        if self._missing_vector_count() == 0:  # cached for this generation: problems() reuses it
             return 0
         present = self._indexed_ids()
-        missing: list[str] = []
-        offset = 0
-        while True:
-            ids = list(self._collection.get(offset=offset, limit=_PAGE, include=[])["ids"])
-            if not ids:
-                break
-            missing += [i for i in ids if i not in present]
-            offset += len(ids)
+        missing = [i for i in self._stored_ids() if i not in present]
         log.warning("re-embedding %d papers whose vectors are missing from Chroma's vector index", len(missing))
         self._mark_dirty(True)
         for start in range(0, len(missing), WRITE_BATCH):
