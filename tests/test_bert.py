@@ -31,6 +31,13 @@ def minilm_folder() -> Path:
     return Path(resolve_model(MINILM)[0])
 
 
+def minilm_copy(dest: Path) -> Path:
+    """The MiniLM folder copied (its weights linked), so a test can change one of its config files."""
+    shutil.copytree(minilm_folder(), dest, ignore=shutil.ignore_patterns("model.safetensors"))
+    (dest / "model.safetensors").symlink_to(minilm_folder() / "model.safetensors")
+    return dest
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("max_seq_length", [256, 128])
 def test_same_vectors_as_sentence_transformers(max_seq_length: int) -> None:
@@ -52,9 +59,7 @@ def test_supports_only_the_shape_it_reproduces(tmp_path: Path) -> None:
     for name, change in [("config.json", {"model_type": "mpnet"}),
                          ("1_Pooling/config.json", {"pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}),
                          ("sentence_bert_config.json", {"do_lower_case": True})]:
-        copy = tmp_path / name.replace("/", "-")
-        shutil.copytree(minilm_folder(), copy, ignore=shutil.ignore_patterns("model.safetensors"))
-        (copy / "model.safetensors").symlink_to(minilm_folder() / "model.safetensors")
+        copy = minilm_copy(tmp_path / name.replace("/", "-"))
         assert bert.supports(copy)
         path = copy / name
         path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
@@ -73,9 +78,7 @@ def test_default_embedder_runs_without_importing_sentence_transformers() -> None
 
 
 def test_other_models_still_load_through_sentence_transformers(tmp_path: Path) -> None:
-    copy = tmp_path / "cls-pooled"
-    shutil.copytree(minilm_folder(), copy, ignore=shutil.ignore_patterns("model.safetensors"))
-    (copy / "model.safetensors").symlink_to(minilm_folder() / "model.safetensors")
+    copy = minilm_copy(tmp_path / "cls-pooled")
     pooling = copy / "1_Pooling" / "config.json"
     pooling.write_text(json.dumps({**json.loads(pooling.read_text()), "pooling_mode_mean_tokens": False,
                                    "pooling_mode_cls_token": True}))
