@@ -15,7 +15,7 @@ os.environ.setdefault("DSPY_CACHEDIR", os.path.join(tempfile.gettempdir(), "cite
 from citefinder.config import DEFAULT_AGENTS, Settings  # noqa: E402
 from citefinder.evaluate.dataset import EvalItem  # noqa: E402
 from citefinder.optimize import build_examples, exact_match  # noqa: E402
-from citefinder.select.programs import active_program, list_programs, program_info  # noqa: E402
+from citefinder.select.programs import active_program, list_programs, program_info, programs_dir  # noqa: E402
 from llm_support import fields, scripted_server  # noqa: E402
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]  # DSPy, the scripted server, the small library
@@ -103,6 +103,7 @@ def test_optimize_saves_a_program_the_selector_reloads_and_uses(library_copy, tm
     rules += [{"match": wrong.context, **fields(str(wrong_number))},
               {"match": bad.context, "content": "I am not sure."}]
     out = tmp_path / "program.json"
+    shutil.rmtree(programs_dir(settings.library), ignore_errors=True)  # other tests compile into this copy
     assert active_program(settings.library) is None
 
     with scripted_server(tmp_path, rules) as s:
