@@ -207,6 +207,7 @@ def _server_count(host: str, collection: str) -> int:
         return 0
 
 
+@pytest.mark.server  # starts (and kills) its own Chroma server
 def test_chroma_server_killed_mid_import_ends_in_one_line_and_the_import_resumes(tmp_path, embedder) -> None:
     from conftest import stop_process
 
