@@ -115,8 +115,9 @@ class _RunLock:
     a worker that waits for the exclusive lock."""
 
     def __init__(self, run_dir: Path) -> None:
-        self._gate = open(run_dir / "alone.turnstile", "a")  # noqa: SIM115 - held for the whole session
-        self._lock = open(run_dir / "alone.lock", "a")  # noqa: SIM115
+        # both stay open for the worker's whole session
+        self._gate = open(run_dir / "alone.turnstile", "a")
+        self._lock = open(run_dir / "alone.lock", "a")
 
     def shared(self) -> None:
         fcntl.flock(self._gate, fcntl.LOCK_EX)

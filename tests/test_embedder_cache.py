@@ -40,7 +40,7 @@ def test_concurrent_first_uses_each_get_the_whole_model(tmp_path, monkeypatch):
         start.wait()
         try:
             found.append(embedder._mpnet_path())
-        except BaseException as e:  # noqa: BLE001 - reported by the assertion below
+        except BaseException as e:  # reported by the assertion below
             errors.append(e)
 
     threads = [threading.Thread(target=first_use) for _ in range(4)]

@@ -92,6 +92,7 @@ def _mpnet_path() -> Path:
     # once (two workers, the app beside the CLI) never write into one folder
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+    tmp.chmod(0o755)  # mkdtemp's 0o700 would make the renamed model folder private
     joined = tmp / "model.zip"
     with joined.open("wb") as out:
         for p in parts:
