@@ -30,6 +30,10 @@ import pytest
 from citefinder.config import Settings, offline_environment
 
 offline_environment()
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # two workers on two cores (scripts/test.sh): one compute thread per worker and per process it starts
+    # (CLI, Streamlit), so torch's and OpenMP's thread pools do not oversubscribe the cores
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared" / "data"))
