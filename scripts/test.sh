@@ -21,6 +21,7 @@ fi
 bash scripts/lint.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True
 # Two workers (pytest-xdist; a module's tests stay on one worker, so each module's app server or model
-# loads once; the longest modules first, in tests/conftest.py's order). A block that a test times runs
-# `alone`: the other worker is held back meanwhile. `-n 0` as an argument runs everything in one process.
+# loads once; the longest modules first, in tests/conftest.py's order; one compute thread per worker).
+# A block that a test times runs `alone`: the other worker is held back meanwhile. `-n 0` as an
+# argument runs everything in one process.
 exec python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder "$@"
