@@ -624,18 +624,23 @@ class Library:
             ids += page
         return ids
 
+    def _read_vectors(self, **where: Any) -> Any:
+        """Chroma's ``get`` of the selected papers' vectors, or None when reading them fails (Chroma:
+        "Error finding id" when its vector segment lacks them); a failure of the store itself is raised."""
+        try:
+            return self._collection.get(include=["embeddings"], **where)
+        except Exception as e:  # noqa: BLE001 - Chroma: "Error finding id" when the segment lacks it
+            if faults.is_environmental(e):
+                raise
+            log.debug("reading stored vectors (%s) failed: %s", where, e)
+            return None
+
     def _has_vector(self, doc_id: str) -> bool:
         """Does Chroma's vector segment hold this paper's vector? (Reading it fails, or gives none, when
         the segment lacks it; a query with it would be approximate: on a thousand near-duplicate papers
         HNSW did not return a healthy paper even for its own vector.)"""
-        try:
-            got = self._collection.get(ids=[doc_id], include=["embeddings"])
-        except Exception as e:  # noqa: BLE001 - Chroma: "Error finding id" when the segment lacks it
-            if faults.is_environmental(e):
-                raise
-            log.debug("reading the vector of %s failed: %s", doc_id, e)
-            return False
-        return got["embeddings"] is not None and len(got["embeddings"]) == 1
+        got = self._read_vectors(ids=[doc_id])
+        return got is not None and got["embeddings"] is not None and len(got["embeddings"]) == 1
 
     def _missing_vector_count(self) -> int:
         """Stored papers whose vectors Chroma's index lacks (checked once per generation)."""
@@ -648,14 +653,8 @@ class Library:
         """A cheap check on open: can the vectors of the first, middle and last stored paper be read?"""
         n = self.embedded_count()
         for offset in sorted({0, n // 2, n - 1}) if n else ():
-            try:
-                res = self._collection.get(offset=offset, limit=1, include=["embeddings"])
-            except Exception as e:  # noqa: BLE001 - Chroma: "Error finding id" when the segment lacks it
-                if faults.is_environmental(e):
-                    raise
-                log.debug("reading a stored vector failed: %s", e)
-                return True
-            if res["ids"] and (res["embeddings"] is None or len(res["embeddings"]) != len(res["ids"])):
+            res = self._read_vectors(offset=offset, limit=1)
+            if res is None or (res["ids"] and (res["embeddings"] is None or len(res["embeddings"]) != len(res["ids"]))):
                 return True
         return False
 
