@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from store_support import assert_consistent
 
 from citefinder.config import Settings
 from citefinder.errors import ImportAbortedError, LibraryDamagedError
@@ -42,15 +43,6 @@ def _write_jsonl(path: Path, records: list[dict]) -> Path:
     return path
 
 
-def _consistent(lib: Library, n: int) -> None:
-    """Chroma, its vector index, the pending queue, BM25 and the manifest all agree on n papers."""
-    assert lib.count() == n
-    assert len(lib._ensure_bm25()) == n
-    manifest = read_manifest(lib.path)
-    assert (manifest["papers"], manifest["dirty"]) == (n, False)
-    assert len(lib._indexed_ids()) == lib.embedded_count()  # every stored paper has its vector indexed
-
-
 def test_bad_record_objects_never_stop_an_import(tmp_path, embedder) -> None:
     papers = _papers(300)
     bad = {100: {"entry_type": {"a": 1}}, 200: {"title": "Lone \ud800 surrogate"}, 280: {"authors": 7}}
@@ -65,7 +57,7 @@ def test_bad_record_objects_never_stop_an_import(tmp_path, embedder) -> None:
         if defer:
             assert lib.embed_pending() == 298
             assert (lib.pending_count(), lib.embedded_count()) == (0, 298)
-        _consistent(lib, 298)
+        assert_consistent(lib, 298)
 
 
 def test_failed_batch_write_does_not_remember_its_dedupe_keys(tmp_path, embedder, monkeypatch) -> None:
@@ -88,7 +80,7 @@ def test_failed_batch_write_does_not_remember_its_dedupe_keys(tmp_path, embedder
     monkeypatch.setattr(embedder, "encode", real)
     retry = lib.add_papers(_papers(300))
     assert (retry.added, retry.duplicates) == (44, 256)
-    _consistent(lib, 300)
+    assert_consistent(lib, 300)
 
 
 def test_two_processes_importing_into_one_library_lose_nothing(tmp_path) -> None:
@@ -106,7 +98,7 @@ def test_two_processes_importing_into_one_library_lose_nothing(tmp_path) -> None
     assert all("added 300" in out for out, _ in outs)
     lib = Library.open(Settings(library=folder))
     assert lib.embedded_count() == 600
-    _consistent(lib, 600)
+    assert_consistent(lib, 600)
 
 
 def test_reader_sees_a_writers_papers_and_never_clears_its_dirty_flag(tmp_path, embedder) -> None:
@@ -189,7 +181,7 @@ def test_ctrl_c_during_import_ends_in_one_clear_line(tmp_path) -> None:
     assert last.startswith("Interrupted: ") and "papers of this import were stored" in last
     stored = int(last.split("Interrupted: ")[1].split()[0])
     lib = Library.open(Settings(library=folder))
-    _consistent(lib, stored)
+    assert_consistent(lib, stored)
 
 
 def test_each_folder_gets_its_own_collection_on_a_shared_server(tmp_path, chroma_server, embedder) -> None:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from store_support import assert_consistent
 
 from citefinder.config import Settings
 from citefinder.library.embedder import Embedder
@@ -55,16 +56,6 @@ def _cli(*args: str, env: dict[str, str] | None = None, user: int | None = None,
 def _fillers(n: int) -> list[Paper]:
     return [Paper(f"f{i}", f"Filler note {i} on subject {i % 11}", authors=(f"Writer{i} Jones",), year=1990 + i % 30)
             for i in range(n)]
-
-
-def _consistent(lib: Library, n: int) -> None:
-    """Chroma's records, its vector index, BM25 and the manifest all agree on n papers."""
-    assert lib.count() == n
-    assert len(lib._ensure_bm25()) == n
-    manifest = read_manifest(lib.path)
-    assert (manifest["papers"], manifest["embedded"], manifest["dirty"]) == (n, lib.embedded_count(), False)
-    assert len(lib._indexed_ids()) == lib.embedded_count()
-    assert lib.problems() == []
 
 
 def _forget_embedded_clients() -> None:
@@ -112,7 +103,7 @@ def test_lost_vector_segment_is_named_on_open_and_repair_re_embeds(tmp_path, emb
         repaired = Library.open(Settings(library=settings.library, exact_dense_max=exact_max), embedder=embedder)
         assert repaired.dense_search(TITOV_QUERY, 1)[0].doc_id == TITOV
     assert len(repaired.derived(VECTORS).doc_ids) == 1003
-    _consistent(repaired, 1003)
+    assert_consistent(repaired, 1003)
 
 
 # --- 2. a read-only library folder ---------------------------------------------------------------
@@ -255,7 +246,7 @@ def test_chroma_server_killed_mid_import_ends_in_one_line_and_the_import_resumes
         assert _server_count(host, collection) == n
         lib = Library.open(Settings(library=folder, chroma_host=host), embedder=embedder)
         assert sorted(p.doc_id for p in lib.iter_papers()) == sorted(f"s{i}" for i in range(n))  # no duplicates
-        _consistent(lib, n)
+        assert_consistent(lib, n)
     finally:
         stop_process(server)
 
@@ -289,4 +280,4 @@ def test_writes_that_change_no_paper_do_not_rebuild_bm25(tmp_path, embedder) -> 
     lib.add_papers([Paper("new", "One more paper on sparse retrieval")])  # a real change does rebuild
     assert _bm25_files(folder) != before and read_manifest(folder)["generation"] == generation + 1
     assert reader.bm25_search("one more paper on sparse retrieval", 1)[0].doc_id == "new"
-    _consistent(reader, 34)
+    assert_consistent(reader, 34)
