@@ -127,20 +127,22 @@ def test_the_cite_page_is_usable_at_800_px(app):
 def pick(page, select, option: str, then, opener=None) -> None:
     """Choose an option of a Streamlit selectbox by clicking it, until ``then`` shows.
 
-    A rerun still drawing the page can replace the box, close its list as it opens or collapse the
-    expander around it (``opener`` opens that again): every step has a short timeout and the whole
-    choice is tried again."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    A rerun still drawing the page can replace the box, close its list as it opens, collapse the
+    expander around it (``opener`` opens that again) or show the old and the new copy of it for a
+    moment (a "strict mode violation"): each try waits for the run to end, every step has a short
+    timeout and the whole choice is tried again."""
+    from playwright.sync_api import Error as PlaywrightError
 
     for attempt in range(8):
         try:
+            page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=FILL_MS)
             if opener is not None and not select.is_visible():
                 opener.click(timeout=5000)
             select.click(timeout=5000)
             page.get_by_role("option", name=option).first.click(timeout=5000)
             then.wait_for(timeout=5000)
             return
-        except PlaywrightTimeout:
+        except PlaywrightError:  # a timeout, or two copies of the box during a rerun
             page.keyboard.press("Escape")
             page.wait_for_timeout(500 * (attempt + 1))
     then.wait_for()
