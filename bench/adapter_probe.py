@@ -17,50 +17,42 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from probe_support import by_draft, drafts  # noqa: E402
+
 CACHE = ROOT / "bench/out/adapter-cache"
 
 
 def cmd_cache(src: Path) -> None:
-    from citefinder.config import Settings, offline_environment
-    from citefinder.library.store import Library
-    from citefinder.pipeline import Pipeline
     from citefinder.retrieve.dense import dense_text
 
-    offline_environment()
     CACHE.mkdir(parents=True, exist_ok=True)
     result = json.loads(src.read_text())
-    by_paper: dict[str, list[dict]] = {}
-    for o in result["outcomes"]:
-        by_paper.setdefault(o["id"].rsplit(":", 1)[0], []).append(o)
-    data = ROOT.parent / "shared/data/drafts-dev"
-    for n, (name, outs) in enumerate(by_paper.items(), start=1):
-        f = CACHE / f"{name}.npz"
-        if f.exists():
-            continue
-        lib_dir = ROOT / "bench/out/drafts-libs" / f"{name}-refs-enriched"
-        settings = Settings().with_overrides(library=lib_dir, agents=("bm25",))
-        library = Library.open(settings)
+    groups = by_draft(result["outcomes"])
+    todo = {name for name in groups if not (CACHE / f"{name}.npz").exists()}
+    for n, draft in enumerate(drafts(result, only=todo), start=1):
         ids, vecs = [], []
-        for i, v in library.iter_vectors():
+        for i, v in draft.library.iter_vectors():
             ids += i
             vecs.append(v)
         docs = np.concatenate(vecs)
-        results = Pipeline(settings, library).cite_text((data / name / "draft.txt").read_text(encoding="utf-8"))
-        assert len(results) == len(outs), name
+        results = draft.fill()
         dense_q = [dense_text(r.query) for r in results]
         ctx_q = [r.query.window or r.query.text for r in results]
-        emb = library.embedder
+        emb = draft.library.embedder
         qd = np.asarray(emb.encode(dense_q), dtype=np.float32)
         qc = np.asarray(emb.encode(ctx_q), dtype=np.float32)
+        outs = draft.outcomes
         gold = np.zeros((len(outs), len(ids)), dtype=bool)
         pos = {d: j for j, d in enumerate(ids)}
         for i, o in enumerate(outs):
             for g in o["gold"] if o["answerable"] else []:
                 if g in pos:
                     gold[i, pos[g]] = True
-        np.savez(f, ids=np.array(ids), docs=docs, qd=qd, qc=qc, gold=gold,
+        np.savez(CACHE / f"{draft.name}.npz", ids=np.array(ids), docs=docs, qd=qd, qc=qc, gold=gold,
                  slot_ids=np.array([o["id"] for o in outs]))
-        print(f"[{n}/{len(by_paper)}] {name}: {len(ids)} papers, {len(outs)} slots", file=sys.stderr, flush=True)
+        print(f"[{n}/{len(todo)}] {draft.name}: {len(ids)} papers, {len(outs)} slots", file=sys.stderr, flush=True)
 
 
 def load() -> dict[str, dict[str, np.ndarray]]:

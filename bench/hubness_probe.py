@@ -12,21 +12,21 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from probe_support import by_draft  # noqa: E402
 
 
 def main() -> int:
     result = json.loads(Path(sys.argv[1]).read_text())
     fusion = json.loads((ROOT / "citefinder/data/fusion.json").read_text())["slots"]
     weights, k = fusion["weights"], fusion["k"]
-    drafts: dict[str, list[dict]] = defaultdict(list)
-    for o in result["outcomes"]:
-        drafts[o["id"].rsplit(":", 1)[0]].append(o)
+    drafts = by_draft(result["outcomes"])
 
     def matrices(outs: list[dict]) -> tuple[np.ndarray, np.ndarray, list[list[int]]]:
         docs = sorted({d for o in outs for a, hits in o["lists"].items() for d, _r, _s in hits})

@@ -1,6 +1,6 @@
 """Probe: a draft-wide "mentioned" prior (papers whose names or first author recur anywhere in the draft).
 
-    python bench/mention_probe.py bench/out/drafts-train.json OUT.json   # then: python bench/tune.py fusion OUT.json
+    python bench/mention_probe.py bench/out/drafts-train.json OUT.json   # then: python bench/tune.py fusion --dry-run OUT.json
 
 Adds the same "mentioned" ranked list to every slot of a draft, so the fusion tuner can weigh it.
 """
@@ -17,24 +17,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from probe_support import drafts  # noqa: E402
+
 
 def main() -> int:
-    from citefinder.config import Settings, offline_environment
-    from citefinder.library.store import Library
     from citefinder.retrieve.authors import fold, surname
     from citefinder.retrieve.names import _TOKEN, normalize_name, paper_names
 
-    offline_environment()
     src, dst = Path(sys.argv[1]), Path(sys.argv[2])
     result = json.loads(src.read_text())
-    by_paper: dict[str, list[dict]] = {}
-    for o in result["outcomes"]:
-        by_paper.setdefault(o["id"].rsplit(":", 1)[0], []).append(o)
-    data = ROOT.parent / "shared/data/drafts-dev"
-    for name, outs in by_paper.items():
-        folder = ROOT / "bench/out/drafts-libs" / f"{name}-refs-enriched"
-        library = Library.open(Settings().with_overrides(library=folder, agents=("bm25",)))
-        text = (data / name / "draft.txt").read_text(encoding="utf-8")
+    for draft in drafts(result):
+        library, outs, text = draft.library, draft.outcomes, draft.text
         tokens = Counter(normalize_name(t) for t in _TOKEN.findall(text))
         words = Counter(fold(w) for w in re.findall(r"[A-Za-zÀ-ž'-]+", text))
         scores: dict[str, float] = {}
@@ -48,7 +41,7 @@ def main() -> int:
         ranked = [[d, i, round(scores[d], 4)] for i, d in enumerate(order, start=1)]
         for o in outs:
             o["lists"]["mentioned"] = ranked
-        print(f"{name}: {len(scores)} papers mentioned", file=sys.stderr)
+        print(f"{draft.name}: {len(scores)} papers mentioned", file=sys.stderr)
     dst.write_text(json.dumps(result, ensure_ascii=False))
     return 0
 

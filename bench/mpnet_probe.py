@@ -16,15 +16,16 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from probe_support import by_draft, drafts  # noqa: E402
 
 
 def main() -> int:
     src, dst = Path(sys.argv[1]), Path(sys.argv[2])
-    from citefinder.config import Settings, offline_environment
+    from citefinder.config import offline_environment
     from citefinder.library.chroma_records import embedding_text
     from citefinder.library.embedder import MPNET, Embedder
-    from citefinder.library.store import Library
-    from citefinder.pipeline import Pipeline
     from citefinder.retrieve.dense import dense_text
 
     offline_environment()
@@ -32,31 +33,24 @@ def main() -> int:
     mp = Embedder(MPNET, 256, 16)
     cache = ROOT / "bench/out/mpnet-cache"
     cache.mkdir(parents=True, exist_ok=True)
-    by_paper: dict[str, list[dict]] = {}
-    for o in result["outcomes"]:
-        by_paper.setdefault(o["id"].rsplit(":", 1)[0], []).append(o)
-    data = ROOT.parent / "shared/data/drafts-dev"
-    for n, (name, outs) in enumerate(by_paper.items(), start=1):
-        lib_dir = ROOT / "bench/out/drafts-libs" / f"{name}-refs-enriched"
-        settings = Settings().with_overrides(library=lib_dir, agents=("bm25",))
-        library = Library.open(settings)
-        papers = list(library.iter_papers())
+    groups = by_draft(result["outcomes"])
+    for n, draft in enumerate(drafts(result), start=1):
+        papers = list(draft.library.iter_papers())
         ids = [p.doc_id for p in papers]
-        f = cache / f"{name}.npz"
+        f = cache / f"{draft.name}.npz"
         if f.exists() and list(np.load(f)["ids"]) == ids:
             docs = np.load(f)["vecs"]
         else:
             docs = np.asarray(mp.encode([embedding_text(p) for p in papers]), dtype=np.float32)
             np.savez(f, ids=np.array(ids), vecs=docs)
-        results = Pipeline(settings, library).cite_text((data / name / "draft.txt").read_text(encoding="utf-8"))
-        assert len(results) == len(outs), name
-        queries = [dense_text(r.query) for r in results]
+        queries = [dense_text(r.query) for r in draft.fill()]
         qv = np.asarray(mp.encode(queries), dtype=np.float32)
         sims = qv @ docs.T
-        for o, row in zip(outs, sims, strict=True):
+        for o, row in zip(draft.outcomes, sims, strict=True):
             order = np.argsort(-row)[:100]
             o["lists"]["mpnet"] = [[ids[i], r, round(float(row[i]), 5)] for r, i in enumerate(order, start=1)]
-        print(f"[{n}/{len(by_paper)}] {name}: {len(papers)} papers, {len(outs)} slots", file=sys.stderr, flush=True)
+        print(f"[{n}/{len(groups)}] {draft.name}: {len(papers)} papers, {len(draft.outcomes)} slots",
+              file=sys.stderr, flush=True)
     dst.write_text(json.dumps(result, ensure_ascii=False))
     return 0
 
