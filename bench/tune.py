@@ -2,6 +2,7 @@
 
     python bench/tune.py fusion bench/out/drafts-train.json                      # citation slots
     python bench/tune.py fusion --kind questions bench/out/autoscholar.json      # free-text search
+    python bench/tune.py fusion --dry-run OUT.json                               # a probe: print, write nothing
     python bench/tune.py confidence bench/out/drafts-train.json bench/out/citeme-train.json bench/out/autoscholar.json
     python bench/tune.py report --test bench/out/drafts-test.json bench/out/citeme-test.json
     python bench/tune.py ablate bench/out/drafts-test.json bench/out/citeme-test.json
@@ -79,7 +80,7 @@ class Packed:
         return float(rr.sum() / self.n_items)
 
 
-def cmd_fusion(paths: list[Path], agents: list[str], kind: str = "slots") -> None:
+def cmd_fusion(paths: list[Path], agents: list[str], kind: str = "slots", write: bool = True) -> None:
     sets = [(name, Packed(outs, agents)) for name, outs in load(paths)]
 
     def objective(w: np.ndarray, k: float) -> float:
@@ -116,6 +117,9 @@ def cmd_fusion(paths: list[Path], agents: list[str], kind: str = "slots") -> Non
     out = {"k": int(k), "weights": weights, "default_weight": 0.0,
            "provenance": f"bench/tune.py fusion on {', '.join(n for n, _ in sets)} (training data only): mean MRR "
                          f"{best:.4f} vs {base:.4f} for plain RRF k=60 ({per_set})"}
+    if not write:
+        print("--dry-run: citefinder/data/fusion.json left as it is")
+        return
     shipped = json.loads((DATA / "fusion.json").read_text())
     shipped[kind] = out
     (DATA / "fusion.json").write_text(json.dumps(shipped, indent=1) + "\n")
@@ -266,6 +270,9 @@ def reliability(probs: list[float], labels: list[int], edges=(0.0, 0.2, 0.4, 0.6
     return rows
 
 
+AUC_TIE = 0.002
+
+
 def cmd_confidence(paths: list[Path]) -> None:
     """Fit the logistic confidence; C and the threshold come from out-of-fold predictions (5 folds
     grouped by paper), so the threshold's precision is what unseen drafts can expect."""
@@ -280,17 +287,19 @@ def cmd_confidence(paths: list[Path]) -> None:
     scale[scale == 0] = 1.0
     Z, y_a = (A - mean) / scale, np.asarray(y)
     folds = list(GroupKFold(n_splits=5).split(Z, y_a, np.asarray(groups)))
-    best = None
+    fits = []
     for C in (0.01, 0.03, 0.1, 0.3, 1.0):
         oof = np.zeros(len(y_a))
         for tr, te in folds:
             oof[te] = LogisticRegression(C=C, max_iter=2000).fit(Z[tr], y_a[tr]).predict_proba(Z[te])[:, 1]
         a = auc(oof.tolist(), y)
-        print(f"C={C}: out-of-fold AUC {a:.3f}")
-        if best is None or a > best[0]:
-            best = (a, C, oof)
-    assert best is not None
-    cv_auc, C, oof = best
+        print(f"C={C}: out-of-fold AUC {a:.4f}")
+        fits.append((a, C, oof))
+    # the strongest regularisation whose AUC is within AUC_TIE of the best: a weaker one bought no
+    # separation and extrapolates further from the training libraries (a vague sentence over the
+    # 170-paper sample library scored 0.59 "found" with C=1 at AUC 0.7850, 0.38 with C=0.3 at 0.7847)
+    top = max(a for a, _, _ in fits)
+    cv_auc, C, oof = next(f for f in fits if f[0] >= top - AUC_TIE)
     model = LogisticRegression(C=C, max_iter=2000).fit(Z, y_a)
     threshold = pick_threshold(oof.tolist(), y)
     out = {"features": names, "coef": [round(float(c), 5) for c in model.coef_[0]],
@@ -379,6 +388,8 @@ def main() -> None:
     f.add_argument("--agents", help="comma-separated (default: every agent with a list in the files)")
     f.add_argument("--kind", choices=("slots", "questions"), default="slots",
                    help="which fusion to write: citation slots (default) or free-text questions (search)")
+    f.add_argument("--dry-run", action="store_true",
+                   help="tune and print, but do not write the shipped fusion (for probes of new lists)")
     c = sub.add_parser("confidence")
     c.add_argument("files", nargs="+", type=Path)
     lin = sub.add_parser("linear")
@@ -391,7 +402,7 @@ def main() -> None:
     if args.cmd == "fusion":
         agents = args.agents.split(",") if args.agents else sorted(
             {n for _, outs in load(args.files) for o in outs for n in (o.get("lists") or {}) if "#" not in n})
-        cmd_fusion(args.files, agents, args.kind)
+        cmd_fusion(args.files, agents, args.kind, write=not args.dry_run)
     elif args.cmd == "confidence":
         cmd_confidence(args.files)
     elif args.cmd == "linear":

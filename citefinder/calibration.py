@@ -22,7 +22,7 @@ from typing import Any
 
 from citefinder.types import Candidate
 
-FEATURE_AGENTS = ("bm25", "dense", "title", "names", "names-weak", "authors", "draft", "near", "context")
+FEATURE_AGENTS = ("bm25", "dense", "title", "names", "names-weak", "authors", "draft", "near", "context", "keys")
 LIKELY, UNSURE, UNLIKELY = "likely right", "unsure", "unlikely"
 LIKELY_AT, UNSURE_AT = 0.7, 0.4
 

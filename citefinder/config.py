@@ -20,7 +20,7 @@ EMBEDDER_PRESETS = {
 }
 
 
-DEFAULT_AGENTS = ("bm25", "dense", "title", "names", "names-weak", "authors", "near", "context", "draft")
+DEFAULT_AGENTS = ("bm25", "dense", "title", "names", "names-weak", "authors", "near", "context", "draft", "keys")
 
 
 class Settings(BaseSettings):
@@ -61,7 +61,7 @@ class Settings(BaseSettings):
     agents: Annotated[tuple[str, ...], NoDecode] = Field(
         DEFAULT_AGENTS,
         description="Retrieval agents to run, by name (citefinder/retrieve/registry.py): bm25, dense, title, names, "
-        "names-weak, authors, near, context, draft. Comma-separated in the environment.",
+        "names-weak, authors, near, context, draft, keys. Comma-separated in the environment.",
     )
     fusion: Literal["learned", "rrf", "max"] = Field(
         "learned",

@@ -67,6 +67,20 @@ def test_names_a_paper_introduces():
                                       abstract="we introduce a Region Proposal Network (RPN) that shares ..."))
 
 
+def test_citation_keys_add_only_the_names_the_record_does_not_say():
+    from citefinder.retrieve.keys import key_names
+
+    lama = Paper("a", "Language Models as Knowledge Bases?", authors=("Fabio Petroni", "Tim Rocktäschel"), key="lama")
+    assert key_names(lama) == {"lama"}
+    # generated keys (surname, title words, year) add nothing; a title word's part is not a name
+    assert key_names(Paper("b", "Attention Is All You Need", authors=("Ashish Vaswani",),
+                           key="vaswaniAttentionAllYou2017")) == set()
+    assert key_names(Paper("c", "HyperNetworks", authors=("David Ha",), key="haHyperNetworks2016")) == set()
+    assert key_names(Paper("d", "Gradient-based learning applied to document recognition",
+                           authors=("Yann LeCun",), key="lecun1998mnist")) == {"mnist"}
+    assert key_names(Paper("e", "No key here")) == set()
+
+
 # --- on the real sample library --------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -168,3 +182,29 @@ def test_a_saved_vector_index_that_misses_papers_is_rebuilt(sample):
     VECTORS.save(VectorMatrix(full.doc_ids[:-1], np.asarray(full.matrix)[:-1]), folder)  # same stamp, one short
     reopened = Library.open(sample.settings, embedder=sample.embedder)
     assert len(reopened.derived(VECTORS).doc_ids) == sample.embedded_count()
+
+
+@pytest.mark.slow
+def test_a_hand_written_key_finds_the_paper_its_name_is_written_next_to(tmp_path):
+    """The user's .bib says ``@article{mnist, ...}`` for LeCun et al. 1998; the draft says "MNIST [CITATION]"."""
+    from citefinder.library.store import Library
+    from citefinder.pipeline import Pipeline
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{mnist, title={Gradient-Based Learning Applied to Document Recognition}, "
+        "author={LeCun, Yann and Bottou, Leon}, year={1998}}\n"
+        "@article{krizhevsky2009learning, title={Learning Multiple Layers of Features from Tiny Images}, "
+        "author={Krizhevsky, Alex}, year={2009}}\n"
+        "@article{he2016deep, title={Deep Residual Learning for Image Recognition}, author={He, Kaiming}, "
+        "year={2016}}\n",
+        encoding="utf-8")
+    library = Library.open(Settings(library=tmp_path / "library"))
+    assert library.import_files([bib]).added == 3
+    result = Pipeline(library.settings, library).cite_text("We train on the handwritten digits of MNIST [CITATION].")[0]
+    keys = result.trace("keys")
+    assert keys.kind == "retriever" and keys.status == "ok", keys
+    assert [library.get([h.doc_id])[0].key for h in keys.top] == ["mnist"]
+    other = Pipeline(library.settings, library).cite_text("Residual connections ease training [CITATION].")[0]
+    skipped = other.trace("keys")  # no key part is written there
+    assert skipped.status == "skipped" and "citation key" in skipped.message and skipped.top == ()

@@ -23,8 +23,9 @@ def test_agreement_and_margin_raise_the_probability():
     cal = default_calibration()
     agreed = [cand("a", 0.06, bm25=1, dense=1, title=1, names=1), cand("b", 0.02, bm25=2, dense=3, title=4)]
     split = [cand("a", 0.031, bm25=1, dense=9), cand("b", 0.030, dense=1, title=2, bm25=8)]
-    p_agreed = cal.confidences(agreed, AGENTS, 200)["a"]
-    p_split = cal.confidences(split, AGENTS, 200)["a"]
+    ran = [*AGENTS, "near", "context"]  # what runs for a slot of a draft (near and context always do there)
+    p_agreed = cal.confidences(agreed, ran, 200)["a"]
+    p_split = cal.confidences(split, ran, 200)["a"]
     assert 0.0 <= p_split < p_agreed <= 1.0
     assert p_agreed - p_split > 0.2
 

@@ -21,6 +21,7 @@ from citefinder.retrieve.common import Agent
 from citefinder.retrieve.context import ContextAgent
 from citefinder.retrieve.dense import DenseAgent
 from citefinder.retrieve.draft import DraftAgent
+from citefinder.retrieve.keys import KEYS, KeysAgent
 from citefinder.retrieve.names import NAMES, NamesAgent
 from citefinder.retrieve.near import NearAgent
 from citefinder.retrieve.title import TITLES, TitleAgent
@@ -56,6 +57,7 @@ AGENTS: dict[str, AgentSpec] = {
     "draft": AgentSpec(DraftAgent, "the draft's own title/abstract and section heading (dense)"),
     "near": AgentSpec(NearAgent, "BM25 over the few words right next to the marker"),
     "context": AgentSpec(ContextAgent, "the slot's sentence with its neighbours (dense)"),
+    "keys": AgentSpec(KeysAgent, "the words next to the marker vs. the names the user's citation keys add", (KEYS,)),
 }
 
 

@@ -1,0 +1,124 @@
+"""The "keys" agent: the user's own citation keys, read for the names they add.
+
+A researcher who writes ``\\cite{lama}`` or ``devlin2019bert`` by hand names the paper in its key,
+often by the very word the draft writes next to the marker ("the LAMA probe [CITATION]"). At import
+time each paper's key is cut into parts (letter runs, CamelCase split: "haHyperNetworks2016" ->
+ha, hyper, networks) and only the parts the rest of the record does not already say are kept: not an
+author's surname, not a word of the title nor part of one, not a generic word. Generated keys
+("vaswaniAttentionAllYou2017", "he2016deep") therefore add nothing, and hand-made ones ("lama",
+"mnist", "Muchnick97") add their name. The agent matches those parts against the words next to the
+marker (:attr:`Query.near`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citefinder.retrieve.authors import fold, surname
+from citefinder.retrieve.common import hits_from_scores
+from citefinder.types import Hit, Paper, Query
+
+if TYPE_CHECKING:
+    from citefinder.config import Settings
+    from citefinder.library.store import Library
+
+MIN_LENGTH = 3
+# A key part shared by more papers than this names none of them.
+MAX_POSTINGS = 10
+_RUN = re.compile(r"[A-Za-z]+")
+_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_GENERIC = frozenset(
+    "the and for with from via using towards toward deep learning neural network networks model models arxiv "
+    "preprint proceedings conference journal inproceedings article misc online web page url book chapter thesis "
+    "report tech techreport workshop paper survey etal".split()
+)
+
+
+def key_names(paper: Paper) -> frozenset[str]:
+    """The parts of ``paper.key`` (lower case, accents folded) that its authors and title do not already say:
+    none is a surname, a title word, or a piece of one."""
+    if not paper.key:
+        return frozenset()
+    surnames = {surname(a) for a in paper.authors} - {""}
+    title_words = {w.lower() for w in _RUN.findall(paper.title)}
+    names = set()
+    for run in _RUN.findall(paper.key):
+        parts = _PART.findall(run)
+        for part in parts if len(parts) > 1 else [run]:  # "haHyperNetworks": its parts, not the whole run
+            word = fold(part)
+            if len(word) < MIN_LENGTH or word in _GENERIC or any(word in w for w in title_words | surnames):
+                continue
+            names.add(word)
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class KeysIndex:
+    """Key part -> the doc_ids whose key has it."""
+
+    postings: dict[str, tuple[str, ...]]
+
+
+class KeysIndexKind:
+    """Derived index of the names the papers' citation keys add."""
+
+    name = "keys"
+    version = 1
+
+    def build(self, library: "Library") -> KeysIndex:
+        postings: dict[str, list[str]] = defaultdict(list)
+        for paper in library.iter_papers():
+            for name in key_names(paper):
+                postings[name].append(paper.doc_id)
+        return KeysIndex({k: tuple(v) for k, v in postings.items()})
+
+    def save(self, index: KeysIndex, folder: Path) -> None:
+        (folder / "keys.json").write_text(json.dumps({k: list(v) for k, v in index.postings.items()}))
+
+    def load(self, folder: Path) -> KeysIndex:
+        raw = json.loads((folder / "keys.json").read_text())
+        return KeysIndex({str(k): tuple(str(d) for d in v) for k, v in raw.items()})
+
+
+KEYS = KeysIndexKind()
+
+
+class KeysAgent:
+    """Papers whose citation key names a word written next to the marker; rarer parts count more."""
+
+    name = "keys"
+    uses_variants = False
+
+    def __init__(self, settings: "Settings", library: "Library") -> None:
+        self.library = library
+        self.k = settings.k_bm25
+
+    def _named(self, query: Query) -> dict[str, tuple[str, ...]]:
+        """The words next to the marker that name a few papers' keys -> those papers."""
+        index: KeysIndex = self.library.derived(KEYS)
+        named = {}
+        for word in {fold(w) for w in _RUN.findall(query.near)}:
+            postings = index.postings.get(word, ())
+            if 0 < len(postings) <= MAX_POSTINGS:
+                named[word] = postings
+        return named
+
+    def skip_reason(self, query: Query) -> str | None:
+        if not query.near:
+            return "no words next to the marker"
+        return None if self._named(query) else "no word next to the marker is in a citation key"
+
+    def inputs(self, query: Query) -> dict[str, object]:
+        return {"near": query.near}
+
+    def search(self, query: Query) -> list[Hit]:
+        scores: dict[str, float] = {}
+        for postings in self._named(query).values():
+            for doc_id in postings:
+                scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / len(postings) ** 0.5
+        return hits_from_scores(scores, self.k)
