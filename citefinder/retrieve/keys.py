@@ -5,8 +5,8 @@ often by the very word the draft writes next to the marker ("the LAMA probe [CIT
 time each paper's key is cut into parts (letter runs, CamelCase split: "haHyperNetworks2016" ->
 ha, hyper, networks) and only the parts the rest of the record does not already say are kept: not an
 author's surname, not a word of the title nor part of one, not a generic word. Generated keys
-("vaswaniAttentionAllYou2017", "he2016deep") therefore add nothing, and hand-made ones ("lama",
-"mnist", "Muchnick97") add their name. The agent matches those parts against the words next to the
+("vaswaniAttentionAllYou2017", "he2016deep", "Muchnick97") therefore add nothing, and hand-made ones
+("lama", "lecun1998mnist", "METIS98") add their name. The agent matches those parts against the words next to the
 marker (:attr:`Query.near`).
 """
 
