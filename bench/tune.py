@@ -297,7 +297,7 @@ def cmd_confidence(paths: list[Path]) -> None:
         fits.append((a, C, oof))
     # the strongest regularisation whose AUC is within AUC_TIE of the best: a weaker one bought no
     # separation and extrapolates further from the training libraries (a vague sentence over the
-    # 170-paper sample library scored 0.59 "found" with C=1 at AUC 0.7850, 0.38 with C=0.3 at 0.7847)
+    # 170-paper sample library scored 0.59 "found" with C=1 at AUC 0.7852, 0.38 with C=0.3 at 0.7848)
     top = max(a for a, _, _ in fits)
     cv_auc, C, oof = next(f for f in fits if f[0] >= top - AUC_TIE)
     model = LogisticRegression(C=C, max_iter=2000).fit(Z, y_a)
