@@ -30,9 +30,11 @@ def mmr(order: list[str], score: dict[str, float], vec: dict[str, np.ndarray], l
     head, rest = order[:1], order[1:pool]
     top = score[order[0]] or 1.0
     while rest and len(head) < pool:
+
         def value(d: str) -> float:
             sims = [float(vec[d] @ vec[h]) for h in head if d in vec and h in vec]
             return score[d] / top - lam * (max(sims) if sims else 0.0)
+
         best = max(rest, key=value)
         head.append(best)
         rest.remove(best)
@@ -47,7 +49,7 @@ def main() -> int:
     for d in drafts(result):
         vec: dict[str, np.ndarray] = {}
         for ids, vs in d.library.iter_vectors():
-            for i, v in zip(ids, vs):
+            for i, v in zip(ids, vs, strict=True):
                 vec[i] = v / (np.linalg.norm(v) or 1.0)
         for o in d.outcomes:
             if not o["answerable"] or not o["gold"]:
@@ -64,10 +66,9 @@ def main() -> int:
                     ranks[(lam, p)].append(r)
     print("| lam | pool | hit@1 | hit@3 | hit@5 | hit@10 | MRR |\n|---|---|---|---|---|---|---|")
     for (lam, p), rs in ranks.items():
-        def hit(k: int) -> float:
-            return float(np.mean([r is not None and r <= k for r in rs]))
+        hits = " | ".join(f"{np.mean([r is not None and r <= k for r in rs]):.3f}" for k in (1, 3, 5, 10))
         mrr = float(np.mean([1 / r if r else 0 for r in rs]))
-        print(f"| {lam} | {p} | {hit(1):.3f} | {hit(3):.3f} | {hit(5):.3f} | {hit(10):.3f} | {mrr:.4f} |")
+        print(f"| {lam} | {p} | {hits} | {mrr:.4f} |")
     return 0
 
 
