@@ -3,8 +3,8 @@
     python bench/diversity_probe.py bench/out/drafts-train.json
 
 The top-1 stays; ranks 2..N are picked greedily by (fused score / top score) - lam * (highest cosine
-to a paper already listed), over the fused top ``POOL`` (the agents' saved lists fused again with the shipped
-weights, ``citefinder/data/fusion.json``), using the library's stored MiniLM vectors.
+to a paper already listed), over the fused top ``POOL`` (the agents' saved lists fused again by the shipped
+fusion, :func:`citefinder.fuse.learned_fusion`), using the library's stored MiniLM vectors.
 When the top-1 is wrong its near-duplicates usually are too, so a spread-out top 5 may hold the gold
 paper more often. Offline from a drafts_eval output (training part only).
 """
@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from probe_support import drafts  # noqa: E402
+
+from citefinder.fuse import fuse, learned_fusion  # noqa: E402
+from citefinder.types import Hit  # noqa: E402
 
 LAMS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5)
 POOLS = (10, 20)
@@ -43,8 +46,7 @@ def mmr(order: list[str], score: dict[str, float], vec: dict[str, np.ndarray], l
 
 def main() -> int:
     result = json.loads(Path(sys.argv[1]).read_text())
-    fusion = json.loads((ROOT / "citefinder/data/fusion.json").read_text())["slots"]
-    weights, k = fusion["weights"], fusion["k"]
+    fusion = learned_fusion("slots")
     ranks: dict[tuple[float, int], list[int | None]] = {(lam, p): [] for lam in LAMS for p in POOLS}
     for d in drafts(result):
         vec: dict[str, np.ndarray] = {}
@@ -54,11 +56,8 @@ def main() -> int:
         for o in d.outcomes:
             if not o["answerable"] or not o["gold"]:
                 continue
-            fused: dict[str, float] = {}
-            for agent, hits in o["lists"].items():
-                for doc, rank, _score in hits:
-                    fused[doc] = fused.get(doc, 0.0) + weights.get(agent, 0.0) / (k + rank)
-            order = sorted(fused, key=lambda x: -fused[x])
+            fused = dict(fuse({n: [Hit(*h) for h in hits] for n, hits in (o.get("lists") or {}).items()}, fusion))
+            order = list(fused)  # best first
             for lam in LAMS:
                 for p in POOLS:
                     listed = mmr(order, fused, vec, lam, p) if order else []
