@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.evaluate.metrics import evaluate_run
-from citefinder.fuse import fuse
+from citefinder.rank.fuse import fuse
 from citefinder.types import Hit
 
 RRF_KS = (1, 10, 30, 60, 100, 300)

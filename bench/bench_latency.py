@@ -40,7 +40,7 @@ def main() -> None:
     from citefinder.evaluate import load_items
     from citefinder.evaluate.runner import item_slot
     from citefinder.library.store import Library
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     items = load_items(args.queries)
     out = []
@@ -59,7 +59,7 @@ def main() -> None:
             totals.append(time.perf_counter() - t)
             for tr in r.traces:
                 per_stage.setdefault(tr.agent, []).append(tr.elapsed_s)
-        from citefinder.slots import find_slots
+        from citefinder.text.slots import find_slots
 
         draft = "\n\n".join([i.text for i in items if len(find_slots(i.text)) == 1][:40])
         t = time.perf_counter()

@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared" / "data")) / "papers-50k.jsonl.gz"
-CLI = "import sys; from citefinder.cli import main; sys.exit(main())"
+CLI = "import sys; from citefinder.cli.main import main; sys.exit(main())"
 
 
 def _cli(*args: str) -> subprocess.Popen:

@@ -24,10 +24,9 @@ sys.path.insert(0, str(ROOT / "tests"))  # conftest's sampler and port helpers: 
 
 
 def build_library(path: Path):
-    from conftest import sample_records  # noqa: PLC0415
-
     from citefinder.config import Settings
     from citefinder.library.store import Library
+    from conftest import sample_records  # noqa: PLC0415
 
     library = Library.open(Settings(library=path))
     records, items = sample_records()
@@ -100,9 +99,8 @@ def main() -> None:
     from citefinder.config import Settings, offline_environment
 
     offline_environment()
+    from citefinder.pipeline.pipeline import Pipeline
     from conftest import free_port, stop_process  # noqa: PLC0415
-
-    from citefinder.pipeline import Pipeline
 
     args.library.parent.mkdir(parents=True, exist_ok=True)
     library, citeme = build_library(args.library)

@@ -37,10 +37,10 @@ def _bar(desc: str, total: int):
 
 def stage_rankings(library, item) -> dict[str, list[str]]:
     """bm25, dense and fused rankings of one item, as the pipeline builds them."""
-    from citefinder.fuse import fuse
-    from citefinder.ranking import fusion_of, retrieve
-    from citefinder.rerank_train.mining import example_query
+    from citefinder.rank.fuse import fuse, fusion_of
+    from citefinder.retrieve.base import retrieve
     from citefinder.retrieve.registry import make_agents
+    from citefinder.train.rerank.mining import example_query
 
     s = library.settings
     query = example_query(item, s.context_sentences)
@@ -102,8 +102,8 @@ def without_sentences(mined, removed: dict[str, str]):
 
 
 def evaluate_split(name, items, library, reranker, *, top_ns, sample_latency: int) -> dict:
-    from citefinder.rerank_train.mining import MinedQuery
-    from citefinder.rerank_train.validate import (
+    from citefinder.train.rerank.mining import MinedQuery
+    from citefinder.train.rerank.validate import (
         blended_order,
         rerank_latency,
         rerank_scores,
@@ -147,8 +147,8 @@ def evaluate_split(name, items, library, reranker, *, top_ns, sample_latency: in
 
 
 def main() -> None:
-    from citefinder.cli_reranker import split_by_query
-    from citefinder.rerank_train.train import TrainConfig
+    from citefinder.cli.reranker import split_by_query
+    from citefinder.train.rerank.train import TrainConfig
 
     d = TrainConfig()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -179,12 +179,12 @@ def main() -> None:
     import torch
 
     from citefinder.library.store import Library
-    from citefinder.rerank import CrossEncoderReranker
-    from citefinder.rerank_train.card import update_card
-    from citefinder.rerank_train.examples import load_examples
-    from citefinder.rerank_train.mining import mine_hard_negatives
-    from citefinder.rerank_train.train import train_cross_encoder
-    from citefinder.rerank_train.validate import reranker_wins
+    from citefinder.rank.rerank import CrossEncoderReranker
+    from citefinder.train.examples import load_examples
+    from citefinder.train.rerank.card import update_card
+    from citefinder.train.rerank.mining import mine_hard_negatives
+    from citefinder.train.rerank.train import train_cross_encoder
+    from citefinder.train.rerank.validate import reranker_wins
 
     autoscholar = args.data / "autoscholar-dev.jsonl"
     citeme = args.data / "citeme.jsonl"

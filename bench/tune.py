@@ -11,7 +11,7 @@ Inputs are the JSON files written by ``bench/drafts_eval.py`` / ``citefinder eva
 item keeps each agent's ranked list, so fusion can be re-run offline. ``fusion`` searches weights
 by coordinate ascent (grid per agent, then k) maximising the mean over the given files of each
 file's MRR of the fused list, and writes ``citefinder/data/fusion.json``. ``confidence`` fuses with
-those weights, builds the features of each item's fused top-1 (:mod:`citefinder.calibration`) and
+those weights, builds the features of each item's fused top-1 (:mod:`citefinder.rank.calibration`) and
 fits a logistic regression (label: the top-1 is a gold paper; unanswerable items are negatives),
 writing ``citefinder/data/confidence.json`` with the in-sample reliability table and the threshold
 whose picks are >= 75% right on the training items. ``report`` prints AUC and reliability on test files.
@@ -129,7 +129,7 @@ def cmd_fusion(paths: list[Path], agents: list[str], kind: str = "slots", write:
 def candidate_rows(outcomes: list[dict[str, Any]], depth: int = 30) -> tuple[list[dict[str, float]], list[int], list[str], list[int]]:
     """Per answerable item, its candidates (the union of the agents' top ``depth``) with their list
     features, labels (gold or not), the item's group (paper or dataset) and item index."""
-    from citefinder.fuse import list_features
+    from citefinder.rank.fuse import list_features
     from citefinder.types import Hit
 
     X, y, groups, items = [], [], [], []
@@ -196,11 +196,10 @@ def cmd_linear(paths: list[Path]) -> None:
 def top1_rows(outcomes: list[dict[str, Any]], library_size: int,
               groups: list[str] | None = None) -> tuple[list[dict[str, float]], list[int]]:
     """Features of each item's fused top-1 (under the shipped fusion) and whether it is gold."""
-    from citefinder.calibration import candidate_features
-    from citefinder.fuse import fuse, learned_fusion
+    from citefinder.rank.calibration import candidate_features
+    from citefinder.rank.fuse import fuse, learned_fusion
+    from citefinder.text.slots import MARKER_RE
     from citefinder.types import Candidate, Hit, Paper
-
-    from citefinder.slots import MARKER_RE
 
     fusions = {kind: learned_fusion(kind) for kind in ("slots", "questions")}
     feats, labels = [], []
@@ -259,7 +258,7 @@ def auc(scores: list[float], labels: list[int]) -> float:
 
 
 def reliability(probs: list[float], labels: list[int], edges=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0001)) -> list[dict[str, Any]]:
-    from citefinder.calibration import confidence_words
+    from citefinder.rank.calibration import confidence_words
 
     rows = []
     for lo, hi in zip(edges, edges[1:]):
@@ -327,7 +326,7 @@ def pick_threshold(probs: list[float], labels: list[int]) -> float:
 
 
 def cmd_report(paths: list[Path]) -> None:
-    from citefinder.calibration import default_calibration
+    from citefinder.rank.calibration import default_calibration
 
     cal = default_calibration()
     for p in paths:
@@ -341,7 +340,7 @@ def cmd_report(paths: list[Path]) -> None:
 
 def _metrics(outcomes: list[dict[str, Any]], fusion: Any, agents: list[str] | None) -> dict[str, float]:
     from citefinder.evaluate.metrics import evaluate_run
-    from citefinder.fuse import fuse
+    from citefinder.rank.fuse import fuse
     from citefinder.types import Hit
 
     qrels = {o["id"]: {g: 1 for g in o["gold"]} for o in outcomes if o["answerable"] and o["gold"]}
@@ -357,9 +356,8 @@ def cmd_ablate(paths: list[Path]) -> None:
     """Each agent alone, the learned fusion, the learned fusion without each agent, and plain RRF."""
     from dataclasses import replace
 
-    from citefinder.fuse import Fusion, learned_fusion
-
-    from citefinder.slots import MARKER_RE
+    from citefinder.rank.fuse import Fusion, learned_fusion
+    from citefinder.text.slots import MARKER_RE
 
     for name, outs in load(paths):
         learned = learned_fusion("slots" if any(MARKER_RE.search(o["text"]) for o in outs[:20]) else "questions")

@@ -20,9 +20,6 @@ EMBEDDER_PRESETS = {
 }
 
 
-DEFAULT_AGENTS = ("bm25", "dense", "title", "names", "names-weak", "authors", "near", "context", "draft", "keys")
-
-
 class Settings(BaseSettings):
     """Every knob CiteFinder has. Each field can be set as ``CITEFINDER_<FIELD>``."""
 
@@ -58,10 +55,11 @@ class Settings(BaseSettings):
         description="Up to this many papers the dense agent searches exactly (cosine over every stored vector, "
         "deterministic; 50k papers take a few ms); above it Chroma's approximate HNSW index answers.",
     )
-    agents: Annotated[tuple[str, ...], NoDecode] = Field(
-        DEFAULT_AGENTS,
-        description="Retrieval agents to run, by name (citefinder/retrieve/registry.py): bm25, dense, title, names, "
-        "names-weak, authors, near, context, draft, keys. Comma-separated in the environment.",
+    agents: Annotated[tuple[str, ...] | None, NoDecode] = Field(
+        None,
+        description="Retrieval agents to run, by name (citefinder/retrieve/registry.py: bm25, dense, title, names, "
+        "names-weak, authors, near, context, draft, keys, ...); empty = every agent the registry runs by default. "
+        "Comma-separated in the environment.",
     )
     fusion: Literal["learned", "rrf", "max"] = Field(
         "learned",
@@ -137,7 +135,7 @@ class Settings(BaseSettings):
     @classmethod
     def _agents_list(cls, v: object) -> object:
         if isinstance(v, str):
-            return tuple(a.strip() for a in v.split(",") if a.strip())
+            return tuple(a.strip() for a in v.split(",") if a.strip()) or None
         return v
 
     @field_validator("chroma_host", "reranker", "llm_model", "llm_api_base", mode="before")

@@ -29,7 +29,7 @@ class Paper:
     entry_type: str | None = None  # BibTeX type when it came from a .bib ("article", "inproceedings", ...)
     source: str | None = None  # the file it was imported from
     # The user's citation key: the BibTeX entry key, CSL-JSON ``citation-key``/``id`` (Better BibTeX),
-    # or JSONL ``key``. None when the source gave none; exports then generate one (citefinder.bibtex).
+    # or JSONL ``key``. None when the source gave none; exports then generate one (citefinder.library.bibtex).
     key: str | None = None
 
     @property

@@ -11,22 +11,23 @@ import streamlit as st  # noqa: E402
 st.title("Find the papers behind every [CITATION]")
 st.caption("From your own library. Nothing leaves this machine unless you configure an LLM endpoint.")
 with st.spinner("Opening the library…"):
-    from citefinder.slots import find_slots
-    from citefinder.ui import cite_view, layout, state
+    from citefinder.text.slots import find_slots
+    from citefinder.ui import layout, state
+    from citefinder.ui.cite import draft, fill, results
 
 settings = layout.page_setup("Cite")
 library = layout.open_library(settings)
 layout.ensure_sample(library)
 layout.sidebar_summary(settings, library)
 
-cite_view.restore_last_draft(settings)
-text = cite_view.draft_input(settings)
+draft.restore_last_draft(settings)
+text = draft.draft_input(settings)
 slots = find_slots(text, settings.context_sentences)
-cite_view.slot_count_line(slots)
-cite_view.find_button(settings, text)
-cite_view.follow_fill()
+draft.slot_count_line(slots)
+fill.find_button(settings, text)
+fill.follow_fill()
 
 run = st.session_state.get(state.CITE_RUN)
 if run is not None:
     st.divider()
-    cite_view.results_view(run, library, settings)
+    results.results_view(run, library, settings)

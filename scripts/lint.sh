@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint and type gate: ruff over the package and the tests, mypy over the package (config in pyproject.toml).
+# Lint, type and architecture gate: ruff over the package and the tests, mypy over the package, and
+# import-linter's contracts (layers, no import cycles; [tool.importlinter] in pyproject.toml).
 # Part of the test command: scripts/test.sh runs it before pytest and stops on any finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,4 +8,5 @@ cd "$(dirname "$0")/.."
 status=0
 python -m ruff check citefinder tests || status=1
 python -m mypy citefinder || status=1
+lint-imports --no-cache || status=1
 exit $status

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from citefinder.slots import _PLACEHOLDER_KEY_RE
+from citefinder.text.slots import _PLACEHOLDER_KEY_RE
 from citefinder.types import Slot
 
 CITE = re.compile(r"\\([A-Za-z]*cite[A-Za-z]*\*?)(?:\[[^\]]*\]){0,2}\{([^{}]*)\}")

@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from citefinder.config import Settings
-from citefinder.retrieve.mentions import author_mentions, local_part, name_mentions
-from citefinder.retrieve.names import paper_names
-from citefinder.slots import find_slots
-from citefinder.types import AuthorMention, Hit, Paper, Query
+from citefinder.index.base import derived
+from citefinder.index.names import paper_names
+from citefinder.index.vectors import dense_search
+from citefinder.retrieve.query.mentions import author_mentions, local_part, name_mentions
+from citefinder.text.slots import find_slots
+from citefinder.types import AuthorMention, Paper
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample-library.bib"
 TRANSFORMER = ("Modern sequence models are built on the Transformer, which replaces recurrence entirely "
@@ -68,7 +70,7 @@ def test_names_a_paper_introduces():
 
 
 def test_citation_keys_add_only_the_names_the_record_does_not_say():
-    from citefinder.retrieve.keys import key_names
+    from citefinder.index.keys import key_names
 
     lama = Paper("a", "Language Models as Knowledge Bases?", authors=("Fabio Petroni", "Tim Rocktäschel"), key="lama")
     assert key_names(lama) == {"lama"}
@@ -96,7 +98,7 @@ def sample(tmp_path_factory):
 
 @pytest.mark.slow
 def test_the_transformer_sentence_finds_attention_is_all_you_need(sample):
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     result = Pipeline(sample.settings, sample).cite_text(TRANSFORMER)[0]
     assert result.candidates[0].paper.title == "Attention Is All You Need"
@@ -107,7 +109,7 @@ def test_the_transformer_sentence_finds_attention_is_all_you_need(sample):
 
 @pytest.mark.slow
 def test_an_author_year_mention_finds_the_paper(sample):
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     slot = find_slots("As Vaswani et al. (2017) [CITATION] showed, recurrence is not needed.", 0)[0]
     result = Pipeline(sample.settings, sample).cite_slot(slot)
@@ -117,12 +119,12 @@ def test_an_author_year_mention_finds_the_paper(sample):
 
 @pytest.mark.slow
 def test_exact_dense_search_is_the_true_nearest_neighbours_every_time(sample):
-    from citefinder.library.vectors import VECTORS
+    from citefinder.index.vectors import VECTORS
 
     text = "pre-training deep bidirectional language representations"
-    first = sample.dense_search(text, 100)
-    assert first == sample.dense_search(text, 100)  # repeatable
-    index = sample.derived(VECTORS)
+    first = dense_search(sample, text, 100)
+    assert first == dense_search(sample, text, 100)  # repeatable
+    index = derived(sample, VECTORS)
     q = sample.embedder.encode([text])[0]
     sims = np.asarray(index.matrix) @ (q / np.linalg.norm(q))
     brute = [index.doc_ids[i] for i in np.argsort(-sims, kind="stable")[:100]]
@@ -130,65 +132,25 @@ def test_exact_dense_search_is_the_true_nearest_neighbours_every_time(sample):
     assert len(first) == min(100, sample.embedded_count())
 
 
-class ToyAgent:
-    """A toy retrieval agent: the papers whose title shares the most letters' worth of words with the query."""
-
-    name = "toy"
-    uses_variants = False
-
-    def __init__(self, settings, library) -> None:
-        self.library, self.k = library, 5
-
-    def skip_reason(self, query: Query) -> str | None:
-        return None
-
-    def search(self, query: Query) -> list[Hit]:
-        words = set(query.text.lower().split())
-        scored = sorted(((len(words & set(p.title.lower().split())), p.doc_id) for p in self.library.iter_papers()),
-                        reverse=True)[: self.k]
-        return [Hit(doc_id, r, float(s)) for r, (s, doc_id) in enumerate(scored, start=1) if s > 0]
-
-
-@pytest.mark.slow
-def test_a_toy_agent_is_one_class_and_one_registry_line(sample, monkeypatch):
-    from citefinder.evaluate import evaluate
-    from citefinder.evaluate.dataset import EvalItem
-    from citefinder.pipeline import Pipeline
-    from citefinder.retrieve import registry
-
-    monkeypatch.setitem(registry.AGENTS, "toy", registry.AgentSpec(ToyAgent, "toy"))  # the one registry line
-    settings = sample.settings.with_overrides(agents=("bm25", "dense", "toy"))
-    pipeline = Pipeline(settings, sample)
-    result = pipeline.cite_text("Attention is all you need for sequence transduction [CITATION].")[0]
-    toy = result.trace("toy")
-    assert toy.kind == "retriever" and toy.status == "ok" and toy.top
-    assert "toy" in result.trace("fuse").inputs["lists"]  # fused with the others
-    assert any(c.stage("toy") is not None for c in result.candidates)
-    assert "toy" in [t.agent for t in result.traces]
-    gold = sample.get([toy.top[0].doc_id])[0].doc_id
-    scored = evaluate(pipeline, [EvalItem("q1", "Attention is all you need [CITATION].", (gold,))])
-    assert "toy" in scored["stages"] and scored["stages"]["toy"]["recall@5"] == 1.0
-
-
 @pytest.mark.slow
 def test_a_saved_vector_index_that_misses_papers_is_rebuilt(sample):
     """Another process's vectors can reach the store after its index was saved: the count check catches it."""
-    from citefinder.library.derived import INDEXES_DIR
+    from citefinder.index.base import INDEXES_DIR
+    from citefinder.index.vectors import VECTORS, VectorMatrix
     from citefinder.library.store import Library
-    from citefinder.library.vectors import VECTORS, VectorMatrix
 
-    full = sample.derived(VECTORS)
+    full = derived(sample, VECTORS)
     folder = sample.path / INDEXES_DIR / VECTORS.name
     VECTORS.save(VectorMatrix(full.doc_ids[:-1], np.asarray(full.matrix)[:-1]), folder)  # same stamp, one short
     reopened = Library.open(sample.settings, embedder=sample.embedder)
-    assert len(reopened.derived(VECTORS).doc_ids) == sample.embedded_count()
+    assert len(derived(reopened, VECTORS).doc_ids) == sample.embedded_count()
 
 
 @pytest.mark.slow
 def test_a_hand_written_key_finds_the_paper_its_name_is_written_next_to(tmp_path):
     """The user's .bib says ``@article{mnist, ...}`` for LeCun et al. 1998; the draft says "MNIST [CITATION]"."""
     from citefinder.library.store import Library
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     bib = tmp_path / "refs.bib"
     bib.write_text(

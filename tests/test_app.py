@@ -11,9 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_support import PDF_LINES, SAMPLE_SIZE, TWO_SLOTS, DownloadSpy, build_sample_library, make_pdf
-from citefinder import workspace
-from citefinder.config import DEFAULT_AGENTS, Settings
-from citefinder.ui import state
+from citefinder.config import Settings
+from citefinder.retrieve.registry import default_agents
+from citefinder.ui import state, workspace
 from citefinder.ui.markdown import WORD_JOINER
 
 pytestmark = pytest.mark.slow  # builds a library and loads MiniLM
@@ -87,7 +87,7 @@ def test_cite_page_fills_every_slot_and_offers_the_bib(cite_app, monkeypatch):
     assert "[CITATION]" not in draft and all(f"\\cite{{{k}}}" in draft for k in keys)
     rows = json.loads(spy.data(buttons["Download results (JSON)"]))
     assert [r["user_choice"] for r in rows] == ["arxiv:1706.03762", "doi:10.1145/1571941.1572114"]
-    assert [t["agent"] for t in rows[0]["traces"]] == ["reformulate", *DEFAULT_AGENTS, "fuse", "rerank", "select"]
+    assert [t["agent"] for t in rows[0]["traces"]] == ["reformulate", *default_agents(), "fuse", "rerank", "select"]
 
 
 def test_overriding_a_pick_changes_the_bib(cite_app, monkeypatch):
@@ -136,7 +136,7 @@ def test_trace_shows_every_agent(cite_app):
     assert not at.exception
     frames = at.dataframe
     agents = frames[0].value["agent"].tolist()
-    assert agents == ["reformulate", *DEFAULT_AGENTS, "fuse", "rerank", "select"]
+    assert agents == ["reformulate", *default_agents(), "fuse", "rerank", "select"]
     fused = next(f.value for f in frames if "fused rank" in f.value.columns)
     assert {"bm25 rank", "dense rank", "fused score"} <= set(fused.columns)
     assert fused["title"].iloc[0] == "Attention Is All You Need"

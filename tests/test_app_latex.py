@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_support import DownloadSpy, build_sample_library
 from citefinder.library.readers import read_papers
-from citefinder.slots import find_slots
+from citefinder.text.slots import find_slots
 from citefinder.types import Paper
 from citefinder.ui import paired_bib, state
 from latex_support import assert_only_placeholders_changed, cited_keys

@@ -4,7 +4,7 @@ from pathlib import Path
 import bibtexparser
 import pytest
 
-from citefinder.bibtex import bib_key_for, entry_type_for, escape_latex, papers_to_bibtex
+from citefinder.library.bibtex import bib_key_for, entry_type_for, escape_latex, papers_to_bibtex
 from citefinder.library.readers import read_papers
 from citefinder.types import Paper
 

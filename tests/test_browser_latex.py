@@ -16,7 +16,7 @@ import bibtexparser
 import pytest
 
 from app_support import CHROMIUM, CHROMIUM_ARGS, build_sample_library, streamlit_server
-from citefinder.slots import find_slots
+from citefinder.text.slots import find_slots
 from latex_support import assert_only_placeholders_changed, cited_keys
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

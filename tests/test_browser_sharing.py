@@ -47,7 +47,7 @@ def test_import_beside_a_running_app_loses_nothing_and_the_app_sees_it(tmp_path)
         expect(page.get_by_text(TITLE)).to_have_count(0)
 
         env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-        cli = "import sys; from citefinder.cli import main; sys.exit(main())"
+        cli = "import sys; from citefinder.cli.main import main; sys.exit(main())"
         imported = subprocess.run([sys.executable, "-c", cli, "library", "import", str(src), "--library", str(folder)],
                                   env=env, capture_output=True, text=True, timeout=600)
         assert imported.returncode == 0, imported.stderr

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from citefinder.calibration import Calibration, candidate_features, confidence_words, default_calibration
 from citefinder.config import Settings
+from citefinder.rank.calibration import Calibration, candidate_features, confidence_words, default_calibration
 from citefinder.select.fallback import ThresholdSelector
 from citefinder.types import Candidate, Paper
 

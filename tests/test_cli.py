@@ -14,7 +14,7 @@ from pathlib import Path
 import bibtexparser
 import pytest
 
-from citefinder.cli import build_parser, main
+from citefinder.cli.main import build_parser, main
 
 DATA = Path(__file__).parent / "data"
 
@@ -114,11 +114,12 @@ def test_search_of_an_empty_library_says_how_to_fill_it(tmp_path, capsys):
 def test_import_is_quiet_by_default_and_logs_with_v(tmp_path, tiny_records, caplog):
     """A real process: no library debug lines (bm25s logs at DEBUG on its own) without -v. With -v (here,
     in this process: a second process would only repeat the model loading): ours, not other libraries'."""
-    from citefinder.cli_options import configure_logging
+    from citefinder.cli.options import configure_logging
 
     src = write_jsonl(tmp_path / "tiny.jsonl", tiny_records[:3])
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    cmd = [sys.executable, "-m", "citefinder.cli", "library", "import", str(src), "--library", str(tmp_path / "lib")]
+    cmd = [sys.executable, "-m", "citefinder.cli.main", "library", "import", str(src),
+           "--library", str(tmp_path / "lib")]
     quiet = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert quiet.returncode == 0, quiet.stderr[-2000:]
     assert "added 3," in quiet.stdout

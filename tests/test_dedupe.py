@@ -1,6 +1,6 @@
 import pytest
 
-from citefinder.library.dedupe import (
+from citefinder.library.identity import (
     arxiv_id_from_doi,
     dedupe_keys,
     make_doc_id,

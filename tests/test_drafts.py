@@ -4,9 +4,9 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from citefinder.drafts import extract_draft_text
 from citefinder.errors import InputError
-from citefinder.slots import find_slots
+from citefinder.text.drafts import extract_draft_text
+from citefinder.text.slots import find_slots
 
 DATA = Path(__file__).parent / "data"
 DRAFT = (DATA / "draft.pdf").read_bytes()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citefinder.cli import main
+from citefinder.cli.main import main
 
 MINI = Path(__file__).resolve().parent / "data" / "drafts" / "mini"
 

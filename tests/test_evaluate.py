@@ -10,6 +10,7 @@ import pytest
 from citefinder.evaluate.dataset import EvalItem, load_items
 from citefinder.evaluate.metrics import evaluate_run, ndcg_at_k, ranking, recall_at_k, reciprocal_rank
 from citefinder.evaluate.runner import title_match
+from citefinder.retrieve.registry import agent_names
 
 
 def test_metrics_on_hand_computed_run() -> None:
@@ -54,7 +55,7 @@ def test_load_items_filters_split_and_limit(tmp_path) -> None:
 @pytest.mark.slow
 def test_evaluate_small_library_per_stage(small_library) -> None:
     from citefinder.evaluate import evaluate
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     items = [EvalItem(i["id"], i["text"], tuple(i["gold"]), tuple(i["gold_titles"]), True, i["split"])
              for i in small_library.citeme[:12]]
@@ -66,7 +67,7 @@ def test_evaluate_small_library_per_stage(small_library) -> None:
     stages = result["stages"]
     # every agent that searched on some item is a stage of its own, then fused and reranked
     assert {"bm25", "dense", "title", "fused", "reranked"} <= set(stages)
-    assert set(stages) <= set(small_library.settings.agents) | {"fused", "reranked"}
+    assert set(stages) <= set(agent_names(small_library.settings)) | {"fused", "reranked"}
     assert list(stages)[-2:] == ["fused", "reranked"]
     for stage in stages.values():
         assert stage["queries"] == 12
@@ -86,7 +87,7 @@ def test_evaluate_small_library_per_stage(small_library) -> None:
 
 
 def test_eval_cli_ablation_switches_reach_the_settings(small_library, tmp_path) -> None:
-    from citefinder.cli import main
+    from citefinder.cli.main import main
 
     data = tmp_path / "items.jsonl"
     data.write_text("\n".join(json.dumps(i) for i in small_library.citeme[:4]), encoding="utf-8")

@@ -3,8 +3,8 @@ from dataclasses import replace
 import pytest
 
 from citefinder.errors import InputError
-from citefinder.fill import fill_draft, unfilled_report
-from citefinder.slots import find_slots
+from citefinder.text.fill import fill_draft, unfilled_report
+from citefinder.text.slots import find_slots
 
 TEXT = "Dense retrieval [CITATION] beats BM25 [CITA-\nTION][?]. Fusion helps \\cite{?}."
 

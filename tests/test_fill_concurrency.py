@@ -9,7 +9,7 @@ import pytest
 
 from app_support import build_sample_library
 from citefinder.library.store import Library
-from citefinder.pipeline import Pipeline
+from citefinder.pipeline.pipeline import Pipeline
 from citefinder.select.breaker import MAX_FAILURES
 from llm_support import fields, scripted_server
 

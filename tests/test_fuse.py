@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from citefinder.fuse import fuse, fuse_candidates, max_score, rrf
+from citefinder.rank.fuse import fuse, fuse_candidates, max_score, rrf
 from citefinder.types import Hit, Paper
 
 
@@ -107,7 +107,7 @@ def test_fuse_candidates_limit():
 
 
 def test_weighted_rrf_weighs_each_agent_and_folds_variants_into_it():
-    from citefinder.fuse import Fusion
+    from citefinder.rank.fuse import Fusion
 
     lists = {"names": [Hit("a", 1, 3.0)], "bm25": [Hit("b", 1, 9.0), Hit("a", 2, 5.0)], "bm25#1": [Hit("b", 1, 2.0)]}
     plain = dict(rrf(lists, 1))
@@ -119,7 +119,7 @@ def test_weighted_rrf_weighs_each_agent_and_folds_variants_into_it():
 
 
 def test_linear_fusion_scores_each_agents_rank_and_score():
-    from citefinder.fuse import Fusion, list_features
+    from citefinder.rank.fuse import Fusion, list_features
 
     lists = {"bm25": [Hit("a", 1, 8.0), Hit("b", 2, 4.0)], "dense": [Hit("b", 1, 0.9)]}
     feats = list_features(lists)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from citefinder.bibtex import papers_to_bibtex
-from citefinder.drafts import extract_draft_text
+from citefinder.library.bibtex import papers_to_bibtex
 from citefinder.library.readers import read_papers
 from citefinder.select.answer import interpret_titles
-from citefinder.slots import find_slots
-from citefinder.textsafe import json_safe, terminal_safe
+from citefinder.text.drafts import extract_draft_text
+from citefinder.text.slots import find_slots
+from citefinder.text.textsafe import json_safe, terminal_safe
 from citefinder.types import ImportFailure, Paper
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import bibtexparser
 
-from citefinder.bibtex import papers_to_bibtex
-from citefinder.library.dedupe import make_doc_id
+from citefinder.library.bibtex import papers_to_bibtex
 from citefinder.library.formats.common import clean_key
+from citefinder.library.identity import make_doc_id
 from citefinder.library.readers import read_papers
 from citefinder.types import Paper
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from citefinder.errors import InputError
-from citefinder.fill import fill_draft, normalize_command
-from citefinder.slots import find_slots
+from citefinder.text.fill import fill_draft, normalize_command
+from citefinder.text.slots import find_slots
 from latex_support import assert_only_placeholders_changed
 
 PAPER = Path(__file__).parent / "data" / "latex" / "paper.tex"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from citefinder.cli import main
+from citefinder.cli.main import main
 from citefinder.library.readers import read_papers
-from citefinder.slots import find_slots
+from citefinder.text.slots import find_slots
 from citefinder.types import Paper
 from latex_support import assert_only_placeholders_changed, cited_keys
 

@@ -7,6 +7,7 @@ import pytest
 
 from citefinder.config import Settings
 from citefinder.errors import LibraryError
+from citefinder.index.vectors import dense_search
 from citefinder.library.edit import edit_paper, parse_authors, parse_year
 from citefinder.library.embedder import Embedder
 from citefinder.library.review import import_reviewed
@@ -53,7 +54,7 @@ def test_an_edited_title_is_found_by_bm25_dense_and_dedupe_and_survives_a_reopen
                                                                   "example2021")
     assert paper.source == "draft.pdf"  # untouched fields stay
     assert [h.doc_id for h in library.bm25_search("hedgehog tunnelling meadows", 3)] == ["t:a"]
-    assert library.dense_search("hedgehogs digging under frozen meadows", 1)[0].doc_id == "t:a"
+    assert dense_search(library, "hedgehogs digging under frozen meadows", 1)[0].doc_id == "t:a"
     assert not np.allclose(vector(library, "t:a"), before)  # embedded again
     assert library.by_key("example2021").doc_id == "t:a"
     assert library.match(Paper("t:other", NEW_TITLE, ("Ann Example",), 2021)) == "t:a"  # dedupe keys follow

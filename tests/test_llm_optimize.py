@@ -12,15 +12,16 @@ import pytest
 
 os.environ.setdefault("DSPY_CACHEDIR", os.path.join(tempfile.gettempdir(), "citefinder-test-dspy-cache"))
 
-from citefinder.config import DEFAULT_AGENTS, Settings  # noqa: E402
+from citefinder.config import Settings  # noqa: E402
 from citefinder.evaluate.dataset import EvalItem  # noqa: E402
-from citefinder.optimize import build_examples, exact_match  # noqa: E402
+from citefinder.retrieve.registry import default_agents  # noqa: E402
 from citefinder.select.programs import active_program, list_programs, program_info, programs_dir  # noqa: E402
+from citefinder.train.optimize import build_examples, exact_match  # noqa: E402
 from llm_support import fields, scripted_server  # noqa: E402
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]  # DSPy, the scripted server, the small library
 
-CORE = ["reformulate", *DEFAULT_AGENTS, "fuse", "rerank", "select"]
+CORE = ["reformulate", *default_agents(), "fuse", "rerank", "select"]
 UNANSWERABLE = EvalItem(
     "made-up-1", "Quantum gravity was finally unified with string cosmology in a single model [CITATION].",
     gold=(), answerable=False,
@@ -64,7 +65,7 @@ def test_examples_hold_the_gold_among_shuffled_candidates(library_copy):
 
 
 def test_balance_caps_abstentions_and_shuffles():
-    from citefinder.optimize import TrainingExample, balance
+    from citefinder.train.optimize import TrainingExample, balance
 
     answerable = [TrainingExample(f"a{i}", "c", (), (1,)) for i in range(2)]
     abstain = [TrainingExample(f"n{i}", "c", (), ()) for i in range(6)]
@@ -88,8 +89,8 @@ def test_exact_match_metric():
 
 
 def test_optimize_saves_a_program_the_selector_reloads_and_uses(library_copy, tmp_path):
-    from citefinder.cli import main
-    from citefinder.pipeline import Pipeline
+    from citefinder.cli.main import main
+    from citefinder.pipeline.pipeline import Pipeline
 
     library, settings, citeme = library_copy
     items = items_of(citeme, 4) + [UNANSWERABLE]
@@ -145,7 +146,7 @@ def test_optimize_saves_a_program_the_selector_reloads_and_uses(library_copy, tm
 
 def test_optimize_reports_excerpts_it_cannot_use(library_copy, tmp_path):
     from citefinder.errors import InputError
-    from citefinder.optimize import optimize
+    from citefinder.train.optimize import optimize
 
     library, settings, _ = library_copy
     missing = EvalItem("gone", "A paper we do not have [CITATION].", gold=("arxiv:0000.00000",))
@@ -154,7 +155,7 @@ def test_optimize_reports_excerpts_it_cannot_use(library_copy, tmp_path):
 
 
 def test_mipro_compiles_with_the_scripted_server(library_copy, tmp_path):
-    from citefinder.optimize import optimize
+    from citefinder.train.optimize import optimize
 
     library, settings, citeme = library_copy
     items = items_of(citeme, 4)
@@ -170,7 +171,7 @@ def test_mipro_compiles_with_the_scripted_server(library_copy, tmp_path):
 
 
 def test_rewrite_agent_adds_llm_queries_after_reformulate(library_copy, tmp_path):
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     library, settings, citeme = library_copy
     text = citeme[0]["text"]
@@ -192,7 +193,7 @@ def test_rewrite_agent_adds_llm_queries_after_reformulate(library_copy, tmp_path
 
 
 def test_rewrite_failure_keeps_the_cleaned_query(library_copy, tmp_path):
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     library, settings, citeme = library_copy
     with scripted_server(tmp_path, [{"match": "keyword_query", "status": 500}, fields("1")]) as s:
@@ -204,7 +205,7 @@ def test_rewrite_failure_keeps_the_cleaned_query(library_copy, tmp_path):
 
 
 def test_rewrite_is_off_by_default_and_skipped_without_an_llm(library_copy):
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     library, settings, citeme = library_copy
     assert Settings().llm_rewrite is False

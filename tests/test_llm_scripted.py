@@ -14,8 +14,8 @@ import pytest
 
 os.environ.setdefault("DSPY_CACHEDIR", os.path.join(tempfile.gettempdir(), "citefinder-test-dspy-cache"))
 
+from citefinder.llm.lm import usage_summary  # noqa: E402
 from citefinder.select.llm import LLMSelector  # noqa: E402
-from citefinder.select.lm import usage_summary  # noqa: E402
 from citefinder.types import Candidate, Paper, Query  # noqa: E402
 from llm_support import fields, scripted_server  # noqa: E402
 

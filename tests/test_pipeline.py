@@ -10,8 +10,9 @@ import pytest
 os.environ.setdefault("DSPY_CACHEDIR", os.path.join(tempfile.gettempdir(), "citefinder-test-dspy-cache"))
 
 from citefinder.errors import CitefinderError, EmptyLibraryError, NoSlotsError  # noqa: E402
-from citefinder.pipeline import Pipeline  # noqa: E402
-from citefinder.rerank import SkipReranker  # noqa: E402
+from citefinder.pipeline.pipeline import Pipeline  # noqa: E402
+from citefinder.rank.rerank import SkipReranker  # noqa: E402
+from citefinder.retrieve.registry import agent_names
 from citefinder.select.llm import LLMSelector  # noqa: E402
 from citefinder.types import Slot  # noqa: E402
 
@@ -22,7 +23,7 @@ TOP = 10
 
 def stages(settings) -> list[str]:
     """reformulate, one trace per configured retrieval agent, fuse, rerank, select."""
-    return ["reformulate", *settings.agents, "fuse", "rerank", "select"]
+    return ["reformulate", *agent_names(settings), "fuse", "rerank", "select"]
 
 
 def slot_for(text: str) -> Slot:
@@ -42,7 +43,7 @@ def test_cite_slot_six_traces_and_gold_among_top_candidates(pipeline: Pipeline, 
     for item in items:
         result = pipeline.cite_slot(slot_for(item["text"]))
         assert [t.agent for t in result.traces] == stages(small_library.settings)
-        assert [t.agent for t in result.traces if t.kind == "retriever"] == list(small_library.settings.agents)
+        assert [t.agent for t in result.traces if t.kind == "retriever"] == list(agent_names(small_library.settings))
         assert all(t.elapsed_s >= 0 for t in result.traces)
         assert result.trace("rerank").status == "skipped"
         top_ids = [c.doc_id for c in result.candidates[:TOP]]
@@ -136,10 +137,14 @@ class _Broken:
             raise OSError("bm25 index file is corrupt")
         return self._library.bm25_search(text, k)
 
-    def dense_search(self, text, k):
-        if self._dense:
-            raise ConnectionError("Chroma server unreachable")
-        return self._library.dense_search(text, k)
+    @property
+    def embedder(self):  # dense retrieval embeds the query first: that is where it fails
+        return _Unreachable() if self._dense else self._library.embedder
+
+
+class _Unreachable:
+    def encode(self, texts):
+        raise ConnectionError("Chroma server unreachable")
 
 
 def test_one_retriever_failing_is_recorded(small_library):
@@ -169,7 +174,7 @@ def test_empty_library_raises(tmp_path, small_library):
 
 
 def test_reranker_reorders_only_its_depth_and_the_fused_order_continues(small_library):
-    from citefinder.rerank import BiEncoderRescorer
+    from citefinder.rank.rerank import BiEncoderRescorer
 
     settings = small_library.settings.with_overrides(rerank_top_n=3, fused_top_n=12)
     rescorer = BiEncoderRescorer(small_library.library.embedder, name="minilm-rescorer")

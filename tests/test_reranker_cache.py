@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from citefinder.cli import main
+from citefinder.cli.main import main
 from citefinder.config import Settings
-from citefinder.rerank import CrossEncoderReranker, SkipReranker, reranker_key
+from citefinder.rank.rerank import CrossEncoderReranker, SkipReranker, reranker_key
 
 
 def _fake_cross_encoder(folder: Path) -> Path:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citefinder.retrieve.common import run_agent
+from citefinder.retrieve.base import run_agent
 from citefinder.types import Hit, Query
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from citefinder.slots import find_slots, split_sentences
+from citefinder.text.slots import find_slots, split_sentences
 
 
 def test_empty_and_markerless_text_give_no_slots():

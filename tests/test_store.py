@@ -14,6 +14,7 @@ import pytest
 
 from citefinder.config import Settings
 from citefinder.errors import EmbedderMismatchError
+from citefinder.index.vectors import dense_search
 from citefinder.library.embedder import Embedder
 from citefinder.library.store import Library
 
@@ -76,7 +77,7 @@ def test_import_search_reopen_remove(mode_settings, records, tmp_path, shared_em
 
     target = records[7]
     assert lib.bm25_search(target["title"], 5)[0].doc_id == target["doc_id"]
-    dense = lib.dense_search(target["title"], 5)
+    dense = dense_search(lib, target["title"], 5)
     assert dense[0].doc_id == target["doc_id"]
     assert dense[0].rank == 1 and 0.5 < dense[0].score <= 1.0001
 
@@ -100,7 +101,7 @@ def test_import_search_reopen_remove(mode_settings, records, tmp_path, shared_em
     assert reopened.remove([target["doc_id"]]) == 1
     assert reopened.count() == N_MODE - 1
     assert target["doc_id"] not in [h.doc_id for h in reopened.bm25_search(target["title"], 10)]
-    assert target["doc_id"] not in [h.doc_id for h in reopened.dense_search(target["title"], 10)]
+    assert target["doc_id"] not in [h.doc_id for h in dense_search(reopened, target["title"], 10)]
 
 
 def test_incremental_import_embeds_only_new_papers(tmp_path, records, shared_embedder) -> None:
@@ -158,7 +159,8 @@ KILLER = textwrap.dedent(
     from citefinder.config import Settings, offline_environment
     offline_environment()
     import citefinder.library.store as store
-    store.WRITE_BATCH = 16
+    import citefinder.library.writes as writes
+    writes.WRITE_BATCH = 16
     lib = store.Library.open(Settings(library=sys.argv[1]))
     def progress(done, total):
         if done >= 40:  # two full batches written, the third half read: die without cleanup
@@ -194,12 +196,12 @@ def test_killed_import_leaves_a_usable_library(tmp_path, records) -> None:
 def test_deferred_embedding_is_searchable_at_once_and_resumable(
     tmp_path, records, shared_embedder, monkeypatch
 ) -> None:
-    import citefinder.library.store as store
-    from citefinder.retrieve.common import run_agent
-    from citefinder.retrieve.dense import DenseAgent
+    import citefinder.library.writes as writes
+    from citefinder.retrieve.agents.dense import DenseAgent
+    from citefinder.retrieve.base import run_agent
     from citefinder.types import Query
 
-    monkeypatch.setattr(store, "WRITE_BATCH", 8)
+    monkeypatch.setattr(writes, "WRITE_BATCH", 8)
     lib = Library.open(Settings(library=tmp_path / "lib"), embedder=shared_embedder)
     before = shared_embedder.encoded
     report = lib.import_files([write_jsonl(tmp_path / "a.jsonl", records[:20])], defer_embedding=True)
@@ -207,7 +209,7 @@ def test_deferred_embedding_is_searchable_at_once_and_resumable(
     assert (lib.count(), lib.embedded_count(), lib.pending_count()) == (20, 0, 20)
     target = records[11]
     assert lib.bm25_search(target["title"], 3)[0].doc_id == target["doc_id"]
-    assert lib.dense_search(target["title"], 3) == []
+    assert dense_search(lib, target["title"], 3) == []
     assert lib.get([target["doc_id"]])[0].abstract == target["abstract"]
     assert {p.doc_id for p in lib.browse(0, 100)} == {r["doc_id"] for r in records[:20]}
     _, trace = run_agent(DenseAgent(lib.settings, lib), Query(target["title"]))
@@ -223,7 +225,7 @@ def test_deferred_embedding_is_searchable_at_once_and_resumable(
     reopened._pending.add(reopened.get([records[0]["doc_id"]]))
     assert reopened.embed_pending() == 13
     assert (reopened.count(), reopened.embedded_count(), reopened.pending_count()) == (20, 20, 0)
-    assert reopened.dense_search(target["title"], 1)[0].doc_id == target["doc_id"]
+    assert dense_search(reopened, target["title"], 1)[0].doc_id == target["doc_id"]
     _, trace = run_agent(DenseAgent(reopened.settings, reopened), Query(target["title"]))
     assert trace.status == "ok" and "covers" not in trace.message
     # removing works for queued and embedded papers alike

@@ -90,7 +90,7 @@ def test_two_processes_importing_into_one_library_lose_nothing(tmp_path) -> None
                            for i in range(300)]) for k in (1, 2)]
     # both writers create the new library at once, then import into it at once
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    code = "import sys; from citefinder.cli import main; sys.exit(main())"
+    code = "import sys; from citefinder.cli.main import main; sys.exit(main())"
     procs = [subprocess.Popen([sys.executable, "-c", code, "library", "import", str(f), "--library", str(folder)],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for f in files]
     outs = [p.communicate(timeout=600) for p in procs]
@@ -152,7 +152,7 @@ def test_ctrl_c_during_import_ends_in_one_clear_line(tmp_path) -> None:
                                                   + "words " * 20} for i in range(3000)])
     folder = tmp_path / "lib"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    code = "import sys; from citefinder.cli import main; sys.exit(main())"
+    code = "import sys; from citefinder.cli.main import main; sys.exit(main())"
     proc = subprocess.Popen([sys.executable, "-c", code, "library", "import", str(src), "--library", str(folder)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None

@@ -22,10 +22,11 @@ import pytest
 from store_support import assert_consistent
 
 from citefinder.config import Settings
+from citefinder.index.base import derived
+from citefinder.index.vectors import VECTORS, dense_search
 from citefinder.library.embedder import Embedder
 from citefinder.library.manifest import read_manifest
 from citefinder.library.store import Library
-from citefinder.library.vectors import VECTORS
 from citefinder.types import Paper
 
 pytestmark = pytest.mark.slow
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TEST_DATA = Path(__file__).resolve().parent / "data"
 TITOV = "arxiv:0801.1063"  # "Modeling Online Reviews with Multi-grain Topic Models", in tests/data/papers.jsonl
 TITOV_QUERY = "Modeling online reviews with multi-grain topic models"
-CLI = "import sys; from citefinder.cli import main; sys.exit(main())"
+CLI = "import sys; from citefinder.cli.main import main; sys.exit(main())"
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +74,7 @@ def test_lost_vector_segment_is_named_on_open_and_repair_re_embeds(tmp_path, emb
     # Chroma flushes its write-ahead queue into the segment folder every 1,000 writes: only then do
     # the first papers' vectors live in that folder alone
     lib.add_papers(_fillers(1000))
-    assert lib.dense_search(TITOV_QUERY, 1)[0].doc_id == TITOV
+    assert dense_search(lib, TITOV_QUERY, 1)[0].doc_id == TITOV
     del lib
     _forget_embedded_clients()
     segments = [d for d in (settings.library / "chroma").iterdir() if d.is_dir()]
@@ -89,7 +90,7 @@ def test_lost_vector_segment_is_named_on_open_and_repair_re_embeds(tmp_path, emb
     problems = damaged.problems()
     assert any("lacks the vectors of" in p for p in problems), problems
     hnsw = Library.open(Settings(library=settings.library, exact_dense_max=0), embedder=embedder)
-    assert TITOV not in [h.doc_id for h in hnsw.dense_search(TITOV_QUERY, 10)]  # ...but not their vectors
+    assert TITOV not in [h.doc_id for h in dense_search(hnsw, TITOV_QUERY, 10)]  # ...but not their vectors
     del damaged, hnsw
     _forget_embedded_clients()
 
@@ -101,8 +102,8 @@ def test_lost_vector_segment_is_named_on_open_and_repair_re_embeds(tmp_path, emb
     _forget_embedded_clients()
     for exact_max in (0, 200_000):  # Chroma's HNSW index, then the exact matrix built from its vectors
         repaired = Library.open(Settings(library=settings.library, exact_dense_max=exact_max), embedder=embedder)
-        assert repaired.dense_search(TITOV_QUERY, 1)[0].doc_id == TITOV
-    assert len(repaired.derived(VECTORS).doc_ids) == 1003
+        assert dense_search(repaired, TITOV_QUERY, 1)[0].doc_id == TITOV
+    assert len(derived(repaired, VECTORS).doc_ids) == 1003
     assert_consistent(repaired, 1003)
 
 

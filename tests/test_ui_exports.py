@@ -6,7 +6,7 @@ import json
 
 import bibtexparser
 
-from citefinder.slots import find_slots
+from citefinder.text.slots import find_slots
 from citefinder.types import Candidate, Paper, Query, Selection, SlotResult
 from citefinder.ui import exports, tables
 

@@ -6,11 +6,11 @@ import json
 
 from pydantic import SecretStr
 
-from citefinder import user_settings, workspace
 from citefinder.config import Settings
-from citefinder.evidence import best_sentence
-from citefinder.slots import find_slots
+from citefinder.pipeline.evidence import best_sentence
+from citefinder.text.slots import find_slots
 from citefinder.types import Candidate, Hit, Paper, Query, Selection, SlotResult, StageTrace
+from citefinder.ui import user_settings, workspace
 from citefinder.ui.words import confidence_label, confidence_words
 
 ATTN = Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani",), 2017,

@@ -22,7 +22,7 @@ from citefinder.types import Paper
 
 if TYPE_CHECKING:
     from citefinder.library.store import Library
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
 Progress = Callable[[str, int, int], None]
 
@@ -113,7 +113,7 @@ def evaluate_drafts(
     keep_traces: bool = False,
 ) -> dict[str, Any]:
     """Evaluate several drafts; libraries are kept in ``libraries/<paper>`` and reused while the .bib is unchanged."""
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
     t0 = time.perf_counter()
     outcomes: list[ItemOutcome] = []

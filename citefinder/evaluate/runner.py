@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from citefinder.evaluate.dataset import EvalItem
 from citefinder.evaluate.metrics import evaluate_run
-from citefinder.fuse import Fusion, fuse
+from citefinder.rank.fuse import Fusion, fuse
 from citefinder.types import Hit, Slot, SlotResult
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ class ItemOutcome:
 
 def item_slot(item: EvalItem, context_sentences: int = 1) -> Slot | None:
     """The item's first citation slot, with ``context_sentences`` neighbours; None for a question."""
-    from citefinder.slots import find_slots
+    from citefinder.text.slots import find_slots
 
     slots = find_slots(item.text, context_sentences)
     return slots[0] if slots else None

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from citefinder.library.formats.bib import read_bib
-from citefinder.library.formats.common import binary_kind
 from citefinder.library.formats.csl import read_csl_json
 from citefinder.library.formats.jsonl import read_jsonl
 from citefinder.library.formats.pdf import read_pdf
+from citefinder.text.decode import binary_kind
 from citefinder.types import ImportFailure, Paper
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def read_papers(path: Path) -> Iterator[Paper | ImportFailure]:
     """Papers in ``path``, and an ImportFailure for every record (or whole file) that cannot be read.
 
     Every Paper has ``source`` set to the file name and a ``doc_id`` (kept from JSONL, else made
-    by :func:`citefinder.library.dedupe.make_doc_id`). A file that yields nothing (empty, junk,
+    by :func:`citefinder.library.identity.make_doc_id`). A file that yields nothing (empty, junk,
     binary, comments only) gives one ImportFailure saying so; nothing in a file raises.
     """
     path = Path(path)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from citefinder.library.formats.common import RecordError, json_kind
-from citefinder.textsafe import clean_text
+from citefinder.text.textsafe import clean_text
 from citefinder.types import Paper
 
 _OPTIONAL_TEXT = ("venue", "doi", "arxiv_id", "url", "entry_type", "source")

@@ -1,87 +1,142 @@
-"""The retrieval agents, registered in one place.
+"""The retrieval agents, declared in one place.
 
-Adding an agent is one module (a class with ``name``, ``k``, ``uses_variants``, ``skip_reason`` and
-``search``; an :class:`~citefinder.library.derived.IndexKind` if it needs one) and one line here.
-The pipeline runs the agents the settings name (``CITEFINDER_AGENTS``); fusion, confidence,
-evaluation, reranker mining, the CLI report and the trace UI loop over whatever agents ran.
+Adding an agent is one module in ``retrieve/agents/`` (a class with ``name``, ``k``, ``uses_variants``,
+``skip_reason`` and ``search``; an :class:`~citefinder.index.base.IndexKind` in ``index/`` if it needs
+one) and one :class:`AgentSpec` line here. The spec says everything the rest of CiteFinder needs:
+
+- ``default``: whether it runs when the settings do not name the agents (``CITEFINDER_AGENTS``);
+- ``weight``: its fusion weight until ``bench/tune.py fusion`` writes a tuned one into
+  ``citefinder/data/fusion.json`` (:func:`citefinder.rank.fuse.fusion_of` warns, naming it, meanwhile);
+- ``feature``: whether the calibrated confidence reads its rank and score (set it only together with a
+  refit ``citefinder/data/confidence.json``); the confidence of a candidate does not change when an
+  agent it does not read joins the run.
+
+The pipeline, fusion, confidence, evaluation, reranker mining, the CLI report and the trace UI loop
+over whatever agents ran, never over hard-coded names.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
 from citefinder.errors import ConfigError
-from citefinder.library.derived import IndexKind
-from citefinder.retrieve.authors import AUTHORS, AuthorsAgent
-from citefinder.retrieve.bm25 import Bm25Agent
-from citefinder.retrieve.common import Agent
-from citefinder.retrieve.context import ContextAgent
-from citefinder.retrieve.dense import DenseAgent
-from citefinder.retrieve.draft import DraftAgent
-from citefinder.retrieve.keys import KEYS, KeysAgent
-from citefinder.retrieve.names import NAMES, NamesAgent
-from citefinder.retrieve.near import NearAgent
-from citefinder.retrieve.title import TITLES, TitleAgent
+from citefinder.index.authors import AUTHORS
+from citefinder.index.base import IndexKind, derived_indexes
+from citefinder.index.keys import KEYS
+from citefinder.index.names import NAMES
+from citefinder.index.titles import TITLES
+from citefinder.index.vectors import VECTORS
+from citefinder.retrieve.agents.authors import AuthorsAgent
+from citefinder.retrieve.agents.bm25 import Bm25Agent
+from citefinder.retrieve.agents.context import ContextAgent
+from citefinder.retrieve.agents.dense import DenseAgent
+from citefinder.retrieve.agents.draft import DraftAgent
+from citefinder.retrieve.agents.keys import KeysAgent
+from citefinder.retrieve.agents.names import NamesAgent
+from citefinder.retrieve.agents.near import NearAgent
+from citefinder.retrieve.agents.title import TitleAgent
+from citefinder.retrieve.base import Agent
 
 if TYPE_CHECKING:
     from citefinder.config import Settings
     from citefinder.library.store import Library
 
+# The fusion weight of an agent data/fusion.json has not tuned yet: about what the tuned weak agents got.
+UNTUNED_WEIGHT = 0.2
+
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """How to make an agent, what it is for, and the derived indexes it reads."""
+    """How to make an agent, what it is for, the derived indexes it reads, and how the rest treats it."""
 
     make: Callable[["Settings", "Library"], Agent]
     describe: str
     indexes: tuple[IndexKind, ...] = ()
-
-
-def _vectors() -> IndexKind:
-    from citefinder.library.vectors import VECTORS
-
-    return VECTORS
+    default: bool = True
+    weight: float = UNTUNED_WEIGHT
+    feature: bool = False
 
 
 AGENTS: dict[str, AgentSpec] = {
-    "bm25": AgentSpec(Bm25Agent, "BM25 over title, authors, venue and abstract"),
-    "dense": AgentSpec(DenseAgent, "embedding similarity (exact cosine)", (_vectors(),)),
-    "title": AgentSpec(TitleAgent, "BM25 over titles alone", (TITLES,)),
+    "bm25": AgentSpec(Bm25Agent, "BM25 over title, authors, venue and abstract", feature=True),
+    "dense": AgentSpec(DenseAgent, "embedding similarity (exact cosine)", (VECTORS,), feature=True),
+    "title": AgentSpec(TitleAgent, "BM25 over titles alone", (TITLES,), feature=True),
     "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce: strong, clear matches",
-                       (NAMES,)),
-    "names-weak": AgentSpec(partial(NamesAgent, strong=False), "the same, weaker or tied matches", (NAMES,)),
-    "authors": AgentSpec(AuthorsAgent, "'Surname et al. (2019)' next to the marker vs. authors and year", (AUTHORS,)),
-    "draft": AgentSpec(DraftAgent, "the draft's own title/abstract and section heading (dense)"),
-    "near": AgentSpec(NearAgent, "BM25 over the few words right next to the marker"),
-    "context": AgentSpec(ContextAgent, "the slot's sentence with its neighbours (dense)"),
-    "keys": AgentSpec(KeysAgent, "the words next to the marker vs. the names the user's citation keys add", (KEYS,)),
+                       (NAMES,), feature=True),
+    "names-weak": AgentSpec(partial(NamesAgent, strong=False), "the same, weaker or tied matches", (NAMES,),
+                            feature=True),
+    "authors": AgentSpec(AuthorsAgent, "'Surname et al. (2019)' next to the marker vs. authors and year", (AUTHORS,),
+                         feature=True),
+    "near": AgentSpec(NearAgent, "BM25 over the few words right next to the marker", feature=True),
+    "context": AgentSpec(ContextAgent, "the slot's sentence with its neighbours (dense)", (VECTORS,), feature=True),
+    "draft": AgentSpec(DraftAgent, "the draft's own title/abstract and section heading (dense)", (VECTORS,),
+                       feature=True),
+    "keys": AgentSpec(KeysAgent, "the words next to the marker vs. the names the user's citation keys add", (KEYS,),
+                      feature=True),
 }
 
 
+def default_agents() -> tuple[str, ...]:
+    """The agents that run when the settings name none, in registry order."""
+    return tuple(name for name, spec in AGENTS.items() if spec.default)
+
+
+def feature_agents() -> tuple[str, ...]:
+    """The agents whose ranks and scores the calibrated confidence reads."""
+    return tuple(name for name, spec in AGENTS.items() if spec.feature)
+
+
+def agent_names(settings: "Settings") -> tuple[str, ...]:
+    """The agents a pipeline with these settings runs, in order (``settings.agents``, else the defaults)."""
+    return tuple(settings.agents) if settings.agents is not None else default_agents()
+
+
+def untuned_weight(name: str) -> float:
+    """The fusion weight an agent gets while data/fusion.json has none for it."""
+    spec = AGENTS.get(name)
+    return spec.weight if spec is not None else 0.0
+
+
 def make_agents(settings: "Settings", library: "Library") -> list[Agent]:
-    """The agents ``settings.agents`` names, in that order."""
-    unknown = [name for name in settings.agents if name not in AGENTS]
+    """The agents the settings name (or the defaults), in that order."""
+    names = agent_names(settings)
+    unknown = [name for name in names if name not in AGENTS]
     if unknown:
         raise ConfigError(
             f"unknown retrieval agent(s) {', '.join(unknown)} (setting CITEFINDER_AGENTS); "
             f"known: {', '.join(AGENTS)}"
         )
-    return [AGENTS[name].make(settings, library) for name in settings.agents]
+    return [AGENTS[name].make(settings, library) for name in names]
 
 
 def index_kinds(settings: "Settings", library: "Library") -> list[IndexKind]:
-    """The derived indexes the configured agents read (built after every import).
+    """The derived indexes the configured agents read.
 
     The exact-search vectors are left out above ``exact_dense_max`` papers, where Chroma's own
-    index answers the dense agent."""
+    index answers the dense agents."""
     exact = library.embedded_count() <= settings.exact_dense_max
     kinds: list[IndexKind] = []
-    for name in settings.agents:
+    for name in agent_names(settings):
         spec = AGENTS.get(name)
         for kind in spec.indexes if spec else ():
-            if kind not in kinds and (exact or kind.name != "vectors"):
+            if kind not in kinds and (exact or kind is not VECTORS):
                 kinds.append(kind)
     return kinds
+
+
+def keep_indexes_current(settings: "Settings", library: "Library") -> None:
+    """After every write to ``library``, build the derived indexes the configured agents read, so the
+    first query after an import is fast (they are otherwise built on first use)."""
+
+    ref = weakref.ref(library)  # the hook lives in the library: no reference cycle through it
+
+    def rebuild() -> None:
+        lib = ref()
+        if lib is not None:
+            derived_indexes(lib).rebuild(index_kinds(settings, lib), lib)
+
+    library.on_write("derived-indexes", rebuild)

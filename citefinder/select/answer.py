@@ -12,17 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from citefinder.library.identity import normalize_title
 from citefinder.types import Candidate
 
 FUZZY_MIN_RATIO = 0.9
 _NONE_ANSWERS = frozenset({"none", "no", "null", "nothing", "n a", "not found", "no match", "none found"})
 # A number standing alone ("3", "[3]", "#3", "3.", "3: Title"), not the start of a title ("1-bit Adam", "3D ...").
 _NUMBER = re.compile(r"^(?:candidate|paper|number|no\.?|#)?\s*\[?\s*(\d+)\s*\]?(?=$|[\s.,;:)\]])", re.IGNORECASE)
-
-
-def normalize_title(title: str) -> str:
-    """Lower case, letters and digits only, single spaces."""
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", title.lower()).split())
 
 
 @dataclass(frozen=True)

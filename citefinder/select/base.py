@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 class Selector(Protocol):
     """Decide which candidate (if any) a citation slot cites; agent name "select".
 
-    ``confidences`` maps doc_id to a calibrated confidence in [0, 1] (:mod:`citefinder.calibration`:
+    ``confidences`` maps doc_id to a calibrated confidence in [0, 1] (:mod:`citefinder.rank.calibration`:
     how often a candidate ranked like this one by BM25 and dense was right); ``context`` is the
     text shown to an LLM (defaults to the query).
     The selected paper is always one of ``candidates``.

@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citefinder.select.answer import Answer, interpret, interpret_titles, normalize_title, parse_confidence
+from citefinder.library.identity import normalize_title
+from citefinder.llm.lm import call_records, call_totals, describe_failure, import_dspy, make_lm
+from citefinder.select.answer import Answer, interpret, interpret_titles, parse_confidence
 from citefinder.select.fallback import ThresholdSelector, selection_hits
-from citefinder.select.lm import call_records, call_totals, describe_failure, import_dspy, make_lm
 from citefinder.select.programs import resolve_program
 from citefinder.types import Candidate, Query, Selection, StageTrace
 
@@ -37,7 +38,7 @@ def load_picker(path: str | Path | None) -> Any:
     """
     dspy = import_dspy()
 
-    from citefinder.select.signature import CitationRetrieval
+    from citefinder.llm.signatures import CitationRetrieval
 
     program = dspy.ChainOfThought(CitationRetrieval)
     if path is not None:
@@ -146,7 +147,7 @@ class LLMSelector:
             log.warning("LLM selector unavailable: %s", e)
             details["llm_error"] = f"LLM unavailable: {type(e).__name__}: {e}"  # counted by select/breaker.py
             return fall_back(details["llm_error"])
-        from citefinder.select.signature import format_candidates  # imports dspy: after _build said it is there
+        from citefinder.llm.signatures import format_candidates  # imports dspy: after _build said it is there
 
         candidates_text = format_candidates(shown, self.settings.abstract_chars)
         details.update({"program": self.program_name, "candidates_chars": len(candidates_text)})

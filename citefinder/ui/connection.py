@@ -25,7 +25,7 @@ def check_llm(settings: Settings, timeout_s: float = 20.0) -> tuple[str, float]:
     def call() -> str:
         import dspy
 
-        from citefinder.select.lm import make_lm
+        from citefinder.llm.lm import make_lm
 
         lm = make_lm(settings, max_tokens=16, timeout=timeout_s, num_retries=0)
         with dspy.context(lm=lm):

@@ -10,8 +10,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePath
 
-from citefinder.bibtex import papers_to_bibtex
-from citefinder.fill import DEFAULT_COMMAND, fill_draft
+from citefinder.library.bibtex import papers_to_bibtex
+from citefinder.text.fill import DEFAULT_COMMAND, fill_draft
 from citefinder.types import Paper, SlotResult
 
 Choices = Mapping[int, "str | None"]

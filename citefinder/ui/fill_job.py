@@ -2,7 +2,7 @@
 
 The Cite page starts a :class:`FillJob` and polls :meth:`FillJob.snapshot` to draw live progress;
 a page switch stops the page's script, not the fill. Finished slots are kept as they come; at the
-end the draft and its results are saved for the library (:mod:`citefinder.workspace`). No
+end the draft and its results are saved for the library (:mod:`citefinder.ui.workspace`). No
 streamlit here: the worker never touches ``st.session_state``.
 """
 
@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from citefinder.errors import CitefinderError
 from citefinder.types import SlotResult
-from citefinder.workspace import Draft, save_draft
+from citefinder.ui.workspace import Draft, save_draft
 
 if TYPE_CHECKING:
-    from citefinder.pipeline import Pipeline
+    from citefinder.pipeline.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Settings page piece: the compiled picker in use, and a form to optimise it with progress.
 
-Call :func:`optimize_panel` from the page. The work is :func:`citefinder.optimize.optimize`; the
+Call :func:`optimize_panel` from the page. The work is :func:`citefinder.train.optimize.optimize`; the
 program lands in ``<library>/programs/``, where every session's LLM selector picks up the newest.
 """
 
@@ -57,7 +57,7 @@ def _examples_file(upload) -> Path | None:
 def optimize_panel(settings: Settings) -> None:
     """Show the active compiled picker and run ``citefinder optimize`` from a form, with progress."""
     from citefinder.evaluate.dataset import load_items
-    from citefinder.optimize import Optimizer, optimize
+    from citefinder.train.optimize import Optimizer, optimize
 
     st.subheader("Compiled picker")
     st.caption("Optimising compiles the LLM picker's prompt (few-shot demos, instructions) with DSPy from labeled "

@@ -17,7 +17,7 @@ import streamlit as st
 from citefinder.config import Settings
 from citefinder.library.link import link_file, linked_files, sync_all
 from citefinder.library.store import Library
-from citefinder.pipeline import Pipeline
+from citefinder.pipeline.pipeline import Pipeline
 from citefinder.ui import resources
 
 log = logging.getLogger(__name__)

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from citefinder.select.lm import usage_summary
-from citefinder.slots import SLOT_TEXT
+from citefinder.llm.lm import usage_summary
+from citefinder.text.slots import SLOT_TEXT
 from citefinder.types import Paper, SlotResult, StageTrace
 from citefinder.ui import tables
 from citefinder.ui.markdown import escape_markdown, link, safe_url

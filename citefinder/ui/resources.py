@@ -17,8 +17,9 @@ from citefinder.config import Settings
 from citefinder.library.embedder import Embedder
 from citefinder.library.link import sync_all
 from citefinder.library.store import Library
-from citefinder.pipeline import Pipeline
-from citefinder.rerank import Reranker, make_reranker, reranker_key
+from citefinder.pipeline.pipeline import Pipeline
+from citefinder.rank.rerank import Reranker, make_reranker, reranker_key
+from citefinder.retrieve.registry import keep_indexes_current
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
@@ -47,6 +48,7 @@ def _embedder(name: str, max_seq_length: int, batch_size: int) -> Embedder:
 def _library(path: str, chroma_host: str | None, collection: str, embedder: str, max_seq_length: int,
              batch_size: int, _settings: Settings) -> Library:
     library = Library.open(_settings, embedder=_embedder(embedder, max_seq_length, batch_size))
+    keep_indexes_current(_settings, library)  # the agents' indexes are rebuilt after every write
     sync_all(library)  # linked .bib / CSL-JSON files: re-imported when they changed
     library.embedder.encode(["warm-up"])  # load the model now, not during the first slot
     return library

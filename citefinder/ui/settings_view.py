@@ -1,5 +1,5 @@
 """The Settings page's forms. Settings apply to this browser session and are saved for this user
-(:mod:`citefinder.user_settings`), except the API key: it is read from a password field, kept in the
+(:mod:`citefinder.ui.user_settings`), except the API key: it is read from a password field, kept in the
 session's Settings (a SecretStr) and never shown back or written to disk.
 """
 
@@ -10,11 +10,10 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
-from citefinder import user_settings
 from citefinder.config import EMBEDDER_PRESETS, Settings
 from citefinder.errors import CitefinderError
-from citefinder.rerank import MPNET_RESCORER
-from citefinder.ui import resources, state
+from citefinder.rank.rerank import MPNET_RESCORER
+from citefinder.ui import resources, state, user_settings
 from citefinder.ui.connection import check_llm
 from citefinder.ui.markdown import escape_markdown
 

@@ -1,7 +1,7 @@
 """Per-session state: every ``st.session_state`` key the app uses, named once here.
 
 Settings live in the session (``SETTINGS``), never in a module global: each browser session
-may point at its own LLM; they are also saved per user (:mod:`citefinder.user_settings`).
+may point at its own LLM; they are also saved per user (:mod:`citefinder.ui.user_settings`).
 Results live in the session so reruns (opening a trace, changing a pick) only redraw.
 """
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import streamlit as st
 from pydantic import ValidationError
 
-from citefinder import user_settings
 from citefinder.config import Settings
 from citefinder.types import SlotResult
+from citefinder.ui import user_settings
 
 SETTINGS = "settings"  # citefinder.config.Settings for this session
 SETTINGS_ERROR = "settings_error"  # why the CITEFINDER_* environment could not be used

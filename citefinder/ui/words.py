@@ -1,13 +1,13 @@
 """A confidence in words a researcher can act on ("likely right", "unsure", "unlikely").
 
-Pure (no streamlit). The words come from :func:`citefinder.calibration.confidence_words`, the same
+Pure (no streamlit). The words come from :func:`citefinder.rank.calibration.confidence_words`, the same
 cut-offs the traces and the CLI use.
 """
 
 from __future__ import annotations
 
-from citefinder.calibration import LIKELY, UNLIKELY, UNSURE
-from citefinder.calibration import confidence_words as _words
+from citefinder.rank.calibration import LIKELY, UNLIKELY, UNSURE
+from citefinder.rank.calibration import confidence_words as _words
 
 __all__ = ["LIKELY", "UNLIKELY", "UNSURE", "confidence_label", "confidence_words"]
 

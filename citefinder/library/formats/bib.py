@@ -7,12 +7,8 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from citefinder.library.formats.common import (
-    RecordError,
-    arxiv_id_in_text,
-    build_paper,
-    decode_text,
-)
+from citefinder.library.formats.common import RecordError, arxiv_id_in_text, build_paper
+from citefinder.text.decode import decode_text
 from citefinder.types import ImportFailure, Paper
 
 log = logging.getLogger(__name__)

@@ -7,8 +7,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from citefinder.library.dedupe import arxiv_id_from_doi, make_doc_id, normalize_arxiv_id, normalize_doi
-from citefinder.textsafe import clean_text
+from citefinder.library.identity import arxiv_id_from_doi, make_doc_id, normalize_arxiv_id, normalize_doi
+from citefinder.text.textsafe import clean_text
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
@@ -39,61 +39,6 @@ class RecordError(ValueError):
     """A record that cannot become a Paper; the message is the reason shown to the user."""
 
 
-_BOMS = (
-    (b"\xff\xfe\x00\x00", "utf-32"),
-    (b"\x00\x00\xfe\xff", "utf-32"),
-    (b"\xff\xfe", "utf-16"),
-    (b"\xfe\xff", "utf-16"),
-    (b"\xef\xbb\xbf", "utf-8-sig"),
-)
-
-
-def sniff_encoding(head: bytes) -> str | None:
-    """The encoding the first bytes of a file announce (BOM) or betray (UTF-16 without BOM:
-    NUL in every other byte of ASCII-range text); None when they look like UTF-8 or a one-byte code."""
-    for bom, encoding in _BOMS:
-        if head.startswith(bom):
-            return encoding
-    sample = head[:4096]
-    if len(sample) >= 4:
-        even, odd = sample[0::2], sample[1::2]
-        # mostly-ASCII UTF-16 text has a NUL in (nearly) every high byte and (nearly) none in the low ones
-        if odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.1 * len(even):
-            return "utf-16-le"
-        if even.count(0) > 0.4 * len(even) and odd.count(0) < 0.1 * len(odd):
-            return "utf-16-be"
-    return None
-
-
-def binary_kind(head: bytes) -> str | None:
-    """What a file that should hold text holds instead ("a ZIP archive", ...), or None if it looks like text."""
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
-        return "a ZIP archive (a .zip, .docx or .xlsx renamed?)"
-    if head.startswith(b"%PDF"):
-        return "a PDF"
-    if head.startswith(b"\x1f\x8b"):
-        return "gzip-compressed data (name it .jsonl.gz, or unpack it)"
-    if b"\x00" in head[:65536] and sniff_encoding(head) is None:
-        return "binary data (it contains NUL bytes)"
-    return None
-
-
-def decode_text(data: bytes) -> str:
-    """Decode bytes of unknown encoding: a BOM's encoding, UTF-16 without BOM, UTF-8, then cp1252,
-    then latin-1 (which never fails)."""
-    encoding = sniff_encoding(data[:4096])
-    if encoding:
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            pass
-    for encoding in ("utf-8-sig", "cp1252"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("latin-1")
-
 
 def json_kind(value: Any) -> str:
     """How JSON names the type of ``value`` ("object", "list", "number", ...), for messages."""
@@ -109,7 +54,7 @@ def json_kind(value: Any) -> str:
 
 
 def text_field(name: str, value: Any) -> str | None:
-    """A field that must be text: strings are cleaned (see :func:`citefinder.textsafe.clean_text`),
+    """A field that must be text: strings are cleaned (see :func:`citefinder.text.textsafe.clean_text`),
     numbers written out, a list of texts gives its first; anything else is a RecordError."""
     if value is None:
         return None

@@ -8,7 +8,8 @@ import logging
 from pathlib import Path
 from typing import Any, Iterator
 
-from citefinder.library.formats.common import RecordError, arxiv_id_in_text, build_paper, decode_text, names_field
+from citefinder.library.formats.common import RecordError, arxiv_id_in_text, build_paper, names_field
+from citefinder.text.decode import decode_text
 from citefinder.types import ImportFailure, Paper
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,8 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
-from citefinder.library.formats.common import RecordError, build_paper, decode_text, json_kind, sniff_encoding
+from citefinder.library.formats.common import RecordError, build_paper, json_kind
+from citefinder.text.decode import decode_text, sniff_encoding
 from citefinder.types import ImportFailure, Paper
 
 log = logging.getLogger(__name__)
@@ -34,22 +35,13 @@ def _authors(value: Any) -> Any:
     return value  # None, or a wrong type build_paper reports
 
 
+# The JSONL fields a record may give, by their Paper names (``authors`` is read by :func:`_authors`).
+FIELDS = ("title", "year", "venue", "abstract", "doi", "arxiv_id", "url", "entry_type", "doc_id", "key")
+
+
 def paper_from_record(record: dict[str, Any], source: str) -> Paper:
     """A Paper from one JSONL object; the given ``doc_id`` is kept when present."""
-    return build_paper(
-        source,
-        title=record.get("title"),
-        authors=_authors(record.get("authors")),
-        year=record.get("year"),
-        venue=record.get("venue"),
-        abstract=record.get("abstract"),
-        doi=record.get("doi"),
-        arxiv_id=record.get("arxiv_id"),
-        url=record.get("url"),
-        entry_type=record.get("entry_type"),
-        doc_id=record.get("doc_id"),
-        key=record.get("key"),
-    )
+    return build_paper(source, authors=_authors(record.get("authors")), **{f: record.get(f) for f in FIELDS})
 
 
 def _lines(fh: gzip.GzipFile | io.BufferedReader) -> Iterator[str]:

@@ -1,0 +1,44 @@
+"""Paper <-> Chroma record conversion. Chroma metadata holds scalars only and no None."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from citefinder.types import Paper
+
+_SCALARS = ("title", "venue", "doi", "arxiv_id", "url", "entry_type", "source", "key")
+
+
+def embedding_text(paper: Paper) -> str:
+    """What the dense embedder sees: title, then abstract."""
+    return f"{paper.title}. {paper.abstract}".strip() if paper.abstract else paper.title
+
+
+def to_metadata(paper: Paper, *, norm_title: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {k: getattr(paper, k) for k in _SCALARS if getattr(paper, k)}
+    meta["authors"] = json.dumps(list(paper.authors), ensure_ascii=False)
+    meta["norm_title"] = norm_title
+    if paper.year is not None:
+        meta["year"] = int(paper.year)
+    return meta
+
+
+def to_update_metadata(paper: Paper, *, norm_title: str) -> dict[str, Any]:
+    """Metadata for ``collection.update``, which merges: fields the paper no longer has are set to
+    None, which deletes them."""
+    meta: dict[str, Any] = {k: None for k in _SCALARS + ("year",)}
+    meta.update(to_metadata(paper, norm_title=norm_title))
+    return meta
+
+
+def from_record(doc_id: str, meta: Mapping[str, Any] | None, document: str | None) -> Paper:
+    meta = meta or {}
+    try:
+        authors = tuple(json.loads(meta.get("authors") or "[]"))
+    except ValueError:
+        authors = ()
+    year = meta.get("year")
+    return Paper.from_dict({**{k: meta.get(k) for k in _SCALARS}, "doc_id": doc_id, "title": str(meta.get("title", "")),
+                            "authors": authors, "year": int(year) if isinstance(year, (int, float)) else None,
+                            "abstract": document or ""})

@@ -1,0 +1,361 @@
+"""Writing papers: imports in batches (duplicates skipped by the identity rule), the embedding queue,
+removal, in-place updates and citation keys. Every write holds the folder's write lock and ends in a
+commit (:class:`~citefinder.library.core.LibraryCore`); a killed import keeps every fully written batch."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from citefinder.errors import CitefinderError, ImportAbortedError, ImportInterrupted, StoreUnavailableError
+from citefinder.library import faults
+from citefinder.library.chroma import where
+from citefinder.library.core import LibraryCore
+from citefinder.library.formats.common import RecordError
+from citefinder.library.identity import Identity, dedupe_keys, identity, normalize_title, same_work
+from citefinder.library.records import embedding_text, to_metadata, to_update_metadata
+from citefinder.library.validate import checked_paper
+from citefinder.types import ImportFailure, ImportReport, Paper
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, "int | None"], None]
+
+WRITE_BATCH = 256
+
+
+class LibraryWrites(LibraryCore):
+    """The writes of a library (see the module docstring)."""
+
+    def add_papers(
+        self,
+        papers: Iterable[Paper | ImportFailure],
+        *,
+        progress: Progress | None = None,
+        total: int | None = None,
+        defer_embedding: bool = False,
+    ) -> ImportReport:
+        """Add papers, skipping duplicates (DOI, arXiv id, then normalised title) of stored or earlier ones.
+
+        Papers are checked (:func:`citefinder.library.validate.checked_paper`: a bad one becomes an
+        ImportFailure), embedded and written in batches; the BM25 index is rebuilt once at the end.
+        With ``defer_embedding`` they are only queued (no model runs): BM25 finds them as soon as
+        the import ends, and :meth:`embed_pending` adds their vectors later, resumably.
+        ``ImportFailure`` items in the stream are passed through into the report.
+
+        A dedupe key is remembered only once its paper is stored, so a failed write can be retried.
+        Raises ImportAbortedError (ImportInterrupted on Ctrl-C) saying how many papers were stored
+        when the disk, the server or the user stops the import.
+        """
+        t0 = time.perf_counter()
+        added: list[str] = []
+        failures: list[ImportFailure] = []
+        dupes = 0
+        with self._writing():
+            keys = self._dedupe_keys()
+            before = self.count()
+            batch: list[tuple[Paper, tuple[str, ...], Identity]] = []
+            batch_keys: dict[str, Identity] = {}  # keys of papers in the batch not yet stored
+            fresh: set[str] = set()  # doc_ids added by this call
+            rekey: dict[str, str] = {}  # stored doc_id -> the citation key a re-import gives it
+            self._mark_dirty(True)
+            try:
+                for seen, item in enumerate(papers, start=1):
+                    if isinstance(item, ImportFailure):
+                        failures.append(item)
+                    else:
+                        try:
+                            paper = checked_paper(item)
+                        except RecordError as e:
+                            failures.append(ImportFailure(_source(item), f"record {e}"))
+                            paper = None
+                        if paper is not None:
+                            pkeys = dedupe_keys(paper) + (f"id:{paper.doc_id}",)
+                            who = identity(paper)
+                            known = [keys.get(k) or batch_keys.get(k) for k in pkeys]
+                            match = next((m for k, m in zip(pkeys, known, strict=True) if same_work(k, m, who)), None)
+                            if match is not None:
+                                dupes += 1
+                                if paper.key and match.doc_id not in fresh:  # a re-imported .bib updates the key
+                                    rekey[match.doc_id] = paper.key
+                            else:
+                                fresh.add(paper.doc_id)
+                                for k in pkeys:
+                                    batch_keys.setdefault(k, who)
+                                batch.append((paper, pkeys, who))
+                    if len(batch) >= WRITE_BATCH:
+                        self._store_batch(batch, keys, added, failures, defer_embedding)
+                        batch, batch_keys = [], {}
+                    if progress:
+                        progress(seen, total)
+                if batch:
+                    self._store_batch(batch, keys, added, failures, defer_embedding)
+                if rekey:
+                    self._set_keys(rekey)
+            except BaseException as e:
+                # an interrupt can land between a batch reaching the store and its bookkeeping: count the store
+                stored = self._stored_since(before, len(added))
+                report = ImportReport(stored, dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
+                self._finish_after_failure(changed=bool(stored))
+                raise self._aborted(e, report, "import") from e
+            self._commit(changed=bool(added) or bool(rekey))
+        return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
+
+    def import_files(
+        self, paths: Sequence[Path | str], *, progress: Progress | None = None, defer_embedding: bool = False,
+        on_read: Callable[[Paper], None] | None = None,
+    ) -> ImportReport:
+        """Import BibTeX, JSONL(.gz), CSL-JSON and PDF files (see :mod:`citefinder.library.readers`).
+
+        ``on_read`` sees every record read, stored or not (:mod:`citefinder.library.review` matches the
+        skipped ones to what they duplicate)."""
+        from citefinder.library.readers import read_papers
+
+        total = sum(_estimate_records(Path(p)) or 0 for p in paths) or None
+
+        def stream() -> Iterator[Paper | ImportFailure]:
+            for p in paths:
+                p = Path(p)
+                if not p.exists():
+                    yield ImportFailure(str(p), "file not found")
+                    continue
+                try:
+                    for item in read_papers(p):
+                        if on_read is not None and isinstance(item, Paper):
+                            on_read(item)
+                        yield item
+                except Exception as e:  # noqa: BLE001 - a broken file must not stop the others
+                    log.exception("reading %s failed", p)
+                    yield ImportFailure(p.name, f"could not read the file: {e}")
+
+        return self.add_papers(stream(), progress=progress, total=total, defer_embedding=defer_embedding)
+
+    def embed_pending(self, *, progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> int:
+        """Embed queued papers batch by batch into Chroma; returns how many were embedded.
+
+        Safe to interrupt and re-run: a batch leaves the queue only after Chroma holds it. A queued
+        paper Chroma cannot store (bad metadata from an older version) is logged and dropped, so
+        the queue always empties.
+        """
+        done = 0
+        total = self._pending.count()
+        with self._writing():
+            self._mark_dirty(True)
+            try:
+                while not (should_stop and should_stop()):
+                    batch = self._pending.take(WRITE_BATCH)
+                    if not batch:
+                        break
+                    already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
+                    todo: list[tuple[Paper, tuple[str, ...], Identity]] = [
+                        (p, (), identity(p)) for p in batch if p.doc_id not in already]
+                    if todo:
+                        failures: list[ImportFailure] = []
+                        self._store_batch(todo, None, [], failures, False)
+                        for f in failures:
+                            log.warning("dropped from the embedding queue: %s: %s", f.source, f.reason)
+                    self._pending.remove([p.doc_id for p in batch])
+                    done += len(batch)
+                    if progress:
+                        progress(done, total)
+            except BaseException as e:
+                self._finish_after_failure(changed=bool(done))
+                left = f"{done} papers were embedded and the others still wait in the queue"
+                if faults.classify(e) == faults.INTERRUPTED:
+                    raise ImportInterrupted(
+                        f"Interrupted: {left}; run `citefinder library embed` again to resume."
+                    ) from e
+                if isinstance(e, CitefinderError):
+                    raise
+                raise StoreUnavailableError(faults.explain(e, where=where(self.settings), kept=left,
+                                                           resume="run `citefinder library embed` again")) from e
+            self._commit(changed=bool(done))
+        return done
+
+    def remove(self, doc_ids: Sequence[str]) -> int:
+        """Remove papers by doc_id; returns how many existed."""
+        with self._writing():
+            present = [p.doc_id for p in self.get(doc_ids)]
+            if not present:
+                return 0
+            self._mark_dirty(True)
+            try:
+                in_chroma = [p.doc_id for p in self._chroma_get(present)]
+                if in_chroma:
+                    self._collection.delete(ids=in_chroma)
+                self._pending.remove(present)
+            except BaseException as e:
+                self._keys = None
+                self._finish_after_failure(changed=True)
+                if isinstance(e, (CitefinderError, KeyboardInterrupt)):
+                    raise
+                raise StoreUnavailableError(faults.explain(
+                    e, where=where(self.settings), kept="some of the papers may have been removed",
+                    resume="run the removal again")) from e
+            self._keys = None
+            self._commit(changed=True)
+            return len(present)
+
+    def match(self, paper: Paper) -> str | None:
+        """The doc_id of the stored paper that ``paper`` duplicates (the rule of :meth:`add_papers`), or None."""
+        with self._write_lock:
+            keys = self._dedupe_keys()
+            who = identity(paper)
+            pkeys = dedupe_keys(paper) + (f"id:{paper.doc_id}",)
+            return next((keys[k].doc_id for k in pkeys if same_work(k, keys.get(k), who)), None)
+
+    def update_papers(self, papers: Sequence[Paper]) -> int:
+        """Rewrite stored papers (matched by doc_id) with the given records; unknown doc_ids are skipped.
+
+        Only papers whose embedded text (title, abstract) changed are embedded again; the rest get
+        their metadata replaced in place. Returns how many papers were embedded.
+        """
+        new = {p.doc_id: p for p in papers}
+        if not new:
+            return 0
+        with self._writing():
+            old = {p.doc_id: p for p in self._chroma_get(list(new))}
+            queued = self._pending.get([i for i in new if i not in old])
+            if not old and not queued:
+                return 0
+            same = [new[i] for i in old if embedding_text(old[i]) == embedding_text(new[i])]
+            changed = [new[i] for i in old if embedding_text(old[i]) != embedding_text(new[i])]
+            self._mark_dirty(True)
+            try:
+                if same:  # no documents: Chroma would embed them itself (and the abstract did not change)
+                    self._collection.update(
+                        ids=[p.doc_id for p in same],
+                        metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in same],
+                    )
+                if changed:
+                    vectors = self.embedder.encode([embedding_text(p) for p in changed])
+                    self._collection.update(
+                        ids=[p.doc_id for p in changed],
+                        embeddings=vectors.tolist(),
+                        metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in changed],
+                        documents=[p.abstract for p in changed],
+                    )
+                if queued:
+                    self._pending.replace([new[i] for i in queued])
+            except BaseException:
+                self._keys = None
+                self._finish_after_failure(changed=True)
+                raise
+            self._keys = None
+            self._commit(changed=True)
+            return len(changed)
+
+    def _set_keys(self, keys: dict[str, str]) -> None:
+        """Give stored papers (doc_id -> key) a new citation key, without embedding anything."""
+        stored = [p for p in self.get(list(keys)) if p.key != keys[p.doc_id]]
+        if not stored:
+            return
+        log.info("updating the citation key of %d stored papers", len(stored))
+        renamed = [replace(p, key=keys[p.doc_id]) for p in stored]
+        in_chroma = {p.doc_id for p in self._chroma_get([p.doc_id for p in renamed])}
+        if in_chroma:
+            self._collection.update(ids=sorted(in_chroma), metadatas=[{"key": keys[i]} for i in sorted(in_chroma)])
+        self._pending.replace([p for p in renamed if p.doc_id not in in_chroma])
+
+    def _store_batch(
+        self,
+        batch: list[tuple[Paper, tuple[str, ...], Identity]],
+        keys: dict[str, Identity] | None,
+        added: list[str],
+        failures: list[ImportFailure],
+        defer: bool,
+    ) -> None:
+        """Write a batch; remember its dedupe keys only for papers that were stored.
+
+        A failure the store blames on the records (not the disk, server or user) is retried paper
+        by paper, so one unstorable paper costs only itself.
+        """
+        write = self._queue_batch if defer else self._write_batch
+        papers = [p for p, _, _ in batch]
+        try:
+            stored = set(write(papers))
+        except Exception as e:  # noqa: BLE001 - sorted below: environmental errors stop the import
+            if faults.is_environmental(e) or isinstance(e, CitefinderError):
+                raise
+            log.warning("writing a batch of %d papers failed (%s); writing them one by one", len(papers), e)
+            stored = set()
+            for p in papers:
+                try:
+                    stored.update(write([p]))
+                except Exception as e1:  # noqa: BLE001
+                    if faults.is_environmental(e1) or isinstance(e1, CitefinderError):
+                        raise
+                    failures.append(ImportFailure(_source(p), f"could not be stored: {type(e1).__name__}: {e1}"))
+        for p, pkeys, who in batch:
+            if p.doc_id in stored:
+                added.append(p.doc_id)
+                if keys is not None:
+                    for k in pkeys:
+                        keys.setdefault(k, who)
+
+    def _queue_batch(self, batch: list[Paper]) -> list[str]:
+        self._pending.add(batch)
+        return [p.doc_id for p in batch]
+
+    def _write_batch(self, batch: list[Paper]) -> list[str]:
+        vectors = self.embedder.encode([embedding_text(p) for p in batch])
+        self._collection.add(
+            ids=[p.doc_id for p in batch],
+            embeddings=vectors.tolist(),
+            metadatas=[to_metadata(p, norm_title=normalize_title(p.title)) for p in batch],
+            documents=[p.abstract for p in batch],
+        )
+        return [p.doc_id for p in batch]
+
+    def _dedupe_keys(self) -> dict[str, Identity]:
+        if self._keys is None:
+            keys: dict[str, Identity] = {}
+            for p in self.iter_papers():
+                for k in dedupe_keys(p) + (f"id:{p.doc_id}",):
+                    keys.setdefault(k, identity(p))
+            self._keys = keys
+        return self._keys
+
+    def _stored_since(self, before: int, counted: int) -> int:
+        """Papers this write added, from the store itself when it still answers (else what was counted)."""
+        try:
+            return max(counted, self.count() - before)
+        except Exception:  # noqa: BLE001 - a lost server or full disk: what was counted is all we know
+            return counted
+
+    def _aborted(self, error: BaseException, report: ImportReport, what: str) -> BaseException:
+        """The exception to raise for an import stopped by ``error``: what was kept and how to resume."""
+        kept = f"{report.added} papers of this {what} were stored"
+        resume = "run the same import again (papers already stored are skipped as duplicates)"
+        if faults.classify(error) == faults.INTERRUPTED:
+            return ImportInterrupted(f"Interrupted: {kept}; {resume}.", report)
+        if isinstance(error, CitefinderError):
+            return error
+        return ImportAbortedError(faults.explain(error, where=where(self.settings), kept=kept, resume=resume), report)
+
+
+def _source(paper: Any) -> str:
+    source = getattr(paper, "source", None)
+    doc_id = getattr(paper, "doc_id", None)
+    return str(source if isinstance(source, str) and source else doc_id if isinstance(doc_id, str) else "record")
+
+
+def _estimate_records(path: Path) -> int | None:
+    """Line count of a JSONL file (plain or gzip), for progress totals; None for other formats."""
+    name = path.name.lower()
+    if not path.exists() or not (name.endswith(".jsonl") or name.endswith(".jsonl.gz") or name.endswith(".ndjson")):
+        return None
+    import gzip
+    import zlib
+
+    opener = gzip.open if name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as f:
+            return sum(1 for _ in f)
+    except (OSError, EOFError, ValueError, zlib.error):  # truncated or not gzip: the reader reports it
+        return None
+

@@ -1,0 +1,185 @@
+"""The citation pipeline: reformulate -> retrieval agents -> fuse -> rerank -> select, per slot.
+
+Each stage returns its output and a :class:`StageTrace`; a :class:`SlotResult` carries the traces in
+that order: "reformulate" ("rewrite" after it when ``llm_rewrite`` is on), one per retrieval agent
+(``kind == "retriever"``, the agents ``settings.agents`` names), "fuse", "rerank", "select".
+Optional stages (rerank, LLM) degrade and say so in their trace; the retrieval agents are required
+together: the pipeline raises only when every agent that had something to search failed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from citefinder.errors import CitefinderError, EmptyLibraryError, NoSlotsError
+from citefinder.pipeline.concurrency import cite_slots
+from citefinder.rank.calibration import Calibration, default_calibration
+from citefinder.rank.fuse import Fusion, fuse, fuse_candidates, fusion_of
+from citefinder.rank.rerank import Reranker, make_reranker
+from citefinder.retrieve.agents.draft import draft_context
+from citefinder.retrieve.base import Agent, retrieve
+from citefinder.retrieve.query.reformulate import reformulate
+from citefinder.retrieve.query.rewrite import LLMRewriter, Rewriter, skipped_rewrite
+from citefinder.retrieve.registry import keep_indexes_current, make_agents
+from citefinder.select.base import Selector, make_selector
+from citefinder.select.fallback import selection_hits
+from citefinder.types import Candidate, Query, Selection, Slot, SlotResult, StageTrace
+
+if TYPE_CHECKING:
+    from citefinder.config import Settings
+    from citefinder.library.store import Library
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, "SlotResult | None"], None]
+
+
+def make_rewriter(settings: "Settings") -> LLMRewriter | None:
+    """The LLM query rewriter when ``llm_rewrite`` is on and an LLM is configured, else None."""
+    return LLMRewriter(settings) if settings.llm_rewrite and settings.llm_model else None
+
+
+class Pipeline:
+    """Runs the agents for citation slots (:meth:`cite_text`, :meth:`cite_slot`) or a question (:meth:`search`).
+
+    ``reranker`` and ``selector`` default to what the settings configure; pass them to share
+    loaded models between pipelines or to script them in tests.
+    """
+
+    def __init__(
+        self,
+        settings: "Settings",
+        library: "Library",
+        *,
+        reranker: Reranker | None = None,
+        selector: Selector | None = None,
+        rewriter: Rewriter | None = None,
+        calibration: Calibration | None = None,
+        agents: list[Agent] | None = None,
+        fusion: Fusion | None = None,
+    ) -> None:
+        self.settings = settings
+        self.library = library
+        self.calibration = calibration if calibration is not None else default_calibration()
+        self.agents = agents if agents is not None else make_agents(settings, library)
+        keep_indexes_current(settings, library)
+        self.fusion = fusion if fusion is not None else fusion_of(settings)
+        self.question_fusion = fusion if fusion is not None else fusion_of(settings, "questions")
+        self.reranker = reranker if reranker is not None else make_reranker(settings)
+        self.selector = selector if selector is not None else make_selector(settings)
+        self.rewriter: Rewriter | None = rewriter if rewriter is not None else make_rewriter(settings)
+
+    # --- public ----------------------------------------------------------------------------------
+
+    def cite_text(self, text: str, *, progress: Progress | None = None) -> list[SlotResult]:
+        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``.
+
+        The draft's start (its title and abstract) is every slot's draft context (agent "draft").
+        With an LLM, slots run ``llm_concurrency`` at a time and an LLM that fails twice is not
+        asked again in this call (:mod:`citefinder.pipeline.concurrency`); results are in slot order.
+        """
+        from citefinder.text.slots import find_slots
+
+        self._require_papers()
+        slots = find_slots(text, self.settings.context_sentences)
+        if not slots:
+            raise NoSlotsError()
+        return cite_slots(self, slots, progress=progress, draft=draft_context(text))
+
+    def cite_slot(self, slot: Slot, *, draft: str = "") -> SlotResult:
+        """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any."""
+        query, t_reform = reformulate(slot)
+        if draft:
+            query = replace(query, draft=f"{slot.heading}. {draft}" if slot.heading else draft)
+        before: tuple[StageTrace, ...] = (t_reform,)
+        if self.settings.llm_rewrite:
+            query, t_rewrite = self._rewrite(query, slot.context)
+            before += (t_rewrite,)
+        candidates, traces = self._rank(query, before)
+        ran = self._agents_ran(traces)
+        size = self.library.count()
+        confidences = self.calibration.confidences(candidates, ran, size)
+        shown = candidates[: self.settings.select_candidates]
+        selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
+        t_select = self._explain_confidence(t_select, shown, ran, size)
+        return SlotResult(slot, query, candidates, selection, traces + (t_select,))
+
+    def search(self, question: str) -> SlotResult:
+        """Rank the library for a free-text question; the top candidate is the "selection"."""
+        self._require_papers()
+        query, t_reform = reformulate(question)
+        candidates, traces = self._rank(query, (t_reform,), self.question_fusion)
+        start = time.perf_counter()
+        confidences = self.calibration.confidences(candidates, self._agents_ran(traces), self.library.count())
+        if candidates:
+            top = candidates[0]
+            selection = Selection("found", top.paper, confidences.get(top.doc_id, 0.0), "ranking")
+        else:
+            selection = Selection("not_found", method="ranking")
+        t_select = StageTrace(
+            agent="select",
+            status="skipped",
+            message="skipped: search shows the ranking, the top candidate first",
+            inputs={"candidates": len(candidates)},
+            params={"method": "ranking"},
+            top=selection_hits(candidates[: self.settings.select_candidates], confidences),
+            elapsed_s=time.perf_counter() - start,
+        )
+        return SlotResult(None, query, candidates, selection, traces + (t_select,))
+
+    # --- stages ----------------------------------------------------------------------------------
+
+    def _require_papers(self) -> None:
+        if self.library.count() == 0:
+            raise EmptyLibraryError(str(self.library.path))
+
+    def _rewrite(self, query: Query, context: str) -> tuple[Query, StageTrace]:
+        if self.rewriter is None:
+            return query, skipped_rewrite("llm_rewrite is on but no LLM is configured (setting llm_model)")
+        return self.rewriter.rewrite(query, context)
+
+    def _rank(
+        self, query: Query, before: tuple[StageTrace, ...], fusion: Fusion | None = None
+    ) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
+        """The query -> agents -> fuse -> rerank; returns candidates and ``before`` + the agents' traces,
+        "fuse" and "rerank"."""
+        s = self.settings
+        fusion = fusion or self.fusion
+        rankings, t_agents = retrieve(self.agents, query)
+        failed = [t for t in t_agents if t.status == "error"]
+        if failed and not rankings:
+            raise CitefinderError(
+                "Every retrieval agent failed. "
+                + ". ".join(f"{t.agent}: {t.message}" for t in failed)
+                + ". Check the library folder (setting CITEFINDER_LIBRARY) or rebuild it from the Library page."
+            )
+
+        start = time.perf_counter()
+        keep = max(s.fused_top_n, s.rerank_top_n)
+        head_ids = [doc_id for doc_id, _ in fuse(rankings, fusion)[:keep]]
+        papers = {p.doc_id: p for p in self.library.get(head_ids)}
+        lookup_s = time.perf_counter() - start
+        fused, t_fuse = fuse_candidates(papers, rankings, fusion, limit=keep)
+        t_fuse = replace(t_fuse, elapsed_s=t_fuse.elapsed_s + lookup_s)  # the paper lookup is part of fusing
+
+        reranked, t_rerank = self.reranker.rerank(query, fused, s.rerank_top_n)
+        reranked = reranked + fused[len(reranked) :]  # below the rerank depth the fused order continues
+        return reranked, before + t_agents + (t_fuse, t_rerank)
+
+    @staticmethod
+    def _agents_ran(traces: tuple[StageTrace, ...]) -> list[str]:
+        """The retrieval agents that returned a list (what the confidence reads, as in its training data)."""
+        return [t.agent for t in traces if t.kind == "retriever" and t.status == "ok" and t.top]
+
+    def _explain_confidence(
+        self, trace: StageTrace, shown: tuple[Candidate, ...], ran: list[str], size: int
+    ) -> StageTrace:
+        """Add to the select trace why the top candidate has its confidence."""
+        if not shown:
+            return trace
+        basis = self.calibration.explain(shown, ran, size)
+        return replace(trace, details={**trace.details, "confidence_basis": basis})

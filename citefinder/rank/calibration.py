@@ -1,0 +1,165 @@
+"""Calibrated confidence: the probability that a candidate is the right paper, from its candidate list.
+
+A logistic model over features of the fused list — each agent's reciprocal rank of the candidate,
+how many agents put it first, its fused score and its margin over the next candidate, the dense
+cosine, the library's size — fit on the training split only (``bench/tune.py``: drafts-dev train
+part, CiteME train, autoscholar-dev) and shipped as data in ``citefinder/data/confidence.json``
+with its AUC and reliability table (also in bench/RESULTS.md). The earlier eight agreement buckets
+gave every pick 0.39, right or wrong; features that see *how* the agents agree separate the two.
+
+The model is fit on top-1 candidates; for lower candidates the same features give a usable but
+less calibrated score (shown to the LLM selector and in traces, never used to fill a slot).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from citefinder.types import Candidate
+
+LIKELY, UNSURE, UNLIKELY = "likely right", "unsure", "unlikely"
+LIKELY_AT, UNSURE_AT = 0.7, 0.4
+
+
+def confidence_words(p: float) -> str:
+    """The confidence as a person reads it: >= 0.7 likely right, >= 0.4 unsure, else unlikely."""
+    if p >= LIKELY_AT:
+        return LIKELY
+    if p >= UNSURE_AT:
+        return UNSURE
+    return UNLIKELY
+
+
+def candidate_features(
+    candidates: Sequence[Candidate],
+    i: int,
+    agents_ran: Sequence[str],
+    library_size: int,
+    agents: Sequence[str] | None = None,
+) -> dict[str, float]:
+    """Features of candidate ``i`` of a fused list (each has a "fused" stage score).
+
+    Only ``agents`` count (default: those the registry says the confidence reads,
+    :func:`~citefinder.retrieve.registry.feature_agents`): an agent it does not read changes no feature,
+    also when it runs."""
+    if agents is None:
+        from citefinder.retrieve.registry import feature_agents
+
+        agents = feature_agents()
+    c = candidates[i]
+    f: dict[str, float] = {}
+    ran = [a for a in agents_ran if a in agents]
+    firsts = 0
+    for a in agents:
+        s = c.stage(a)
+        f[f"rr_{a}"] = 1.0 / s.rank if s is not None else 0.0
+        f[f"ran_{a}"] = 1.0 if a in ran else 0.0
+        # the agent's own score: a BM25 score grows with the words matched, a cosine with the closeness
+        f[f"raw_{a}"] = math.log1p(max(0.0, s.score)) if s is not None else 0.0
+        firsts += int(s is not None and s.rank == 1)
+    f["firsts"] = float(firsts)
+    f["first_share"] = firsts / max(1, len(ran))
+    fused = _fused(c)
+    top = _fused(candidates[0]) or 1.0
+    nxt = _fused(candidates[i + 1]) if i + 1 < len(candidates) else 0.0
+    f["fused_rel"] = fused / top
+    f["margin"] = (fused - nxt) / fused if fused > 0 else 0.0
+    dense = c.stage("dense")
+    f["dense_cos"] = dense.score if dense is not None else 0.0
+    # how strongly the agents back the runner-up: a close second that many agents like makes the top less sure
+    if i + 1 < len(candidates):
+        second = candidates[i + 1]
+        f["second_firsts"] = float(sum(1 for a in agents if (s := second.stage(a)) is not None and s.rank == 1))
+    else:
+        f["second_firsts"] = 0.0
+    f["log_library"] = math.log10(max(1, library_size))
+    return f
+
+
+def _fused(c: Candidate) -> float:
+    s = c.stage("fused")
+    return s.score if s is not None else 0.0
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A logistic model: ``p = sigmoid(intercept + Σ coef_f * (x_f - mean_f) / scale_f)``."""
+
+    features: tuple[str, ...] = ()
+    coef: tuple[float, ...] = ()
+    intercept: float = 0.0
+    mean: tuple[float, ...] = ()
+    scale: tuple[float, ...] = ()
+    provenance: str = ""
+    reliability: tuple[Mapping[str, float], ...] = field(default_factory=tuple)
+
+    def probability(self, feats: Mapping[str, float]) -> float:
+        z = self.intercept
+        for name, w, m, s in zip(self.features, self.coef, self.mean, self.scale, strict=True):
+            z += w * (float(feats.get(name, 0.0)) - m) / (s or 1.0)
+        return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+
+    def confidences(
+        self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int
+    ) -> dict[str, float]:
+        """doc_id -> calibrated probability of being the cited paper, for every candidate."""
+        return {
+            c.doc_id: round(self.probability(candidate_features(candidates, i, agents_ran, library_size)), 4)
+            for i, c in enumerate(candidates)
+        }
+
+    def explain(self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int) -> dict[str, Any]:
+        """Why the top candidate has its confidence: its agents' ranks and the strongest reasons, in words."""
+        if not candidates:
+            return {}
+        feats = candidate_features(candidates, 0, agents_ran, library_size)
+        p = self.probability(feats)
+        firsts = [a for a in agents_ran if (s := candidates[0].stage(a)) is not None and s.rank == 1]
+        ranks = {a: (s.rank if (s := candidates[0].stage(a)) is not None else None) for a in agents_ran}
+        parts = [f"{len(firsts)} of {len(agents_ran)} agents put it first"
+                 + (f" ({', '.join(firsts)})" if firsts else "")]
+        if feats["margin"] >= 0.3:
+            parts.append("well ahead of the next candidate")
+        elif feats["margin"] < 0.05:
+            parts.append("nearly tied with the next candidate")
+        level = self.level(p)
+        if level:
+            parts.append(f"top candidates scored {level['label']} were right {level['precision']:.0%} of the time "
+                         f"on training drafts it was not fit on ({int(level['n'])} slots)")
+        return {"probability": round(p, 4), "words": confidence_words(p), "ranks": ranks,
+                "explanation": "; ".join(parts), "features": {k: round(v, 4) for k, v in feats.items()}}
+
+    def level(self, p: float) -> Mapping[str, Any] | None:
+        """The reliability-table row (measured on a test part) that ``p`` falls in."""
+        for row in self.reliability:
+            if row["lo"] <= p < row["hi"] or (row["hi"] >= 1.0 and p >= row["lo"]):
+                return row
+        return None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Calibration":
+        return cls(
+            features=tuple(d["features"]),
+            coef=tuple(float(x) for x in d["coef"]),
+            intercept=float(d["intercept"]),
+            mean=tuple(float(x) for x in d["mean"]),
+            scale=tuple(float(x) for x in d["scale"]),
+            provenance=str(d.get("provenance", "")),
+            reliability=tuple(d.get("reliability", ())),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(self.features), "coef": list(self.coef), "intercept": self.intercept,
+                "mean": list(self.mean), "scale": list(self.scale), "provenance": self.provenance,
+                "reliability": [dict(r) for r in self.reliability]}
+
+
+def default_calibration() -> Calibration:
+    """The model shipped with CiteFinder (``citefinder/data/confidence.json``)."""
+    text = resources.files("citefinder.data").joinpath("confidence.json").read_text(encoding="utf-8")
+    return Calibration.from_dict(json.loads(text))

@@ -1,0 +1,93 @@
+"""Writing the card of a trained reranker, and choosing a library's default reranker.
+
+A trained model folder holds ``model_card.json`` (base model, data, config, metrics, date) and a
+short ``README.md``. A library names its default reranker in ``<library>/rerankers/default.json``;
+:func:`citefinder.rank.rerank.make_reranker` reads it when no reranker is set explicitly. Pure JSON and
+paths: importing this module is instant.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from citefinder.rank.cards import CARD_FILE, DEFAULT_FILE, LibraryDefault, read_card, rerankers_dir
+
+README_FILE = "README.md"
+CARD_VERSION = 1
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)
+
+
+def write_card(folder: Path, card: dict[str, Any]) -> dict[str, Any]:
+    """Write ``model_card.json`` and ``README.md`` (replacing the generic one sentence-transformers writes)."""
+    folder = Path(folder)
+    card = {"citefinder_reranker": CARD_VERSION, "name": folder.name.removesuffix(".partial"), **card}
+    card.setdefault("created", time.strftime("%Y-%m-%d %H:%M %Z"))
+    _write_json(folder / CARD_FILE, card)
+    (folder / README_FILE).write_text(card_markdown(card), encoding="utf-8")
+    return card
+
+
+def update_card(folder: Path, **changes: Any) -> dict[str, Any]:
+    """Merge ``changes`` into an existing card (e.g. validation metrics measured after training)."""
+    card = read_card(folder) or {}
+    card.update(changes)
+    return write_card(folder, card)
+
+
+def card_markdown(card: dict[str, Any]) -> str:
+    """A short human-readable card."""
+    training = card.get("training", {})
+    lines = [
+        f"# CiteFinder reranker `{card.get('name', '?')}`",
+        "",
+        "A cross-encoder (one relevance logit) trained by `citefinder reranker train` to rerank the "
+        "fused BM25 + dense candidates of a citation context or question (query, title + abstract).",
+        "",
+        f"- created: {card.get('created', '?')}",
+        f"- base model: {card.get('base_model', '?')}",
+        f"- data: {', '.join(card.get('data', {}).get('sources', [])) or '?'}",
+        f"- training: {training.get('queries', '?')} queries, {training.get('pairs', '?')} pairs, "
+        f"{training.get('steps', '?')} steps in {training.get('train_seconds', '?')} s "
+        f"on {training.get('device', '?')}",
+        f"- config: `{json.dumps(card.get('config', {}))}`",
+    ]
+    metrics = card.get("metrics")
+    if metrics:
+        lines += ["", "## Validation (held-out queries, never trained on)", ""]
+        lines += [f"- {k}: `{json.dumps(v)}`" for k, v in metrics.items()]
+    lines += ["", "Load with `rerankers.Reranker(<this folder>, model_type=\"cross-encoder\")`.", ""]
+    return "\n".join(lines)
+
+
+def set_library_default(library: Path, model_dir: Path, name: str | None = None) -> LibraryDefault:
+    """Make ``model_dir`` the library's default reranker (stored relative when it lies inside the library)."""
+    library = Path(library)
+    model_dir = Path(model_dir).resolve()
+    try:
+        stored = str(model_dir.relative_to(library.resolve()))
+    except ValueError:
+        stored = str(model_dir)
+    folder = rerankers_dir(library)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = name or model_dir.name
+    _write_json(folder / DEFAULT_FILE, {"name": name, "path": stored, "set": time.strftime("%Y-%m-%d %H:%M %Z")})
+    return LibraryDefault(name, model_dir)
+
+
+def clear_library_default(library: Path) -> bool:
+    """Remove the library's default reranker; True when there was one."""
+    file = rerankers_dir(library) / DEFAULT_FILE
+    if file.exists():
+        file.unlink()
+        return True
+    return False
+
+
