@@ -2,7 +2,7 @@
 
     python bench/probes/key_probe.py bench/out/drafts-train.json [OUT.json]   # then: bench/tune.py fusion --dry-run OUT.json
 
-A key's extra names are what the shipped `keys` agent reads (``citefinder.retrieve.agents.keys.key_names``:
+A key's extra names are what the shipped `keys` agent reads (``citefinder.index.keys.key_names``:
 the key's parts that are not an author's surname, a title word or a generic word). Counts the training
 slots whose six words before the marker hold an extra name of a gold paper's key, of another paper's
 key, and how many of the slots such a match would newly put right (the shipped fusion's top 1 without
