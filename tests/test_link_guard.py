@@ -12,7 +12,7 @@ import pytest
 from citefinder.cli.main import main
 from citefinder.config import Settings
 from citefinder.library.embedder import Embedder
-from citefinder.library.link import keys_by_doc, link_file, sync_all
+from citefinder.library.link import link_file, sync_all
 from citefinder.library.store import Library
 
 pytestmark = pytest.mark.slow
@@ -79,6 +79,8 @@ def test_fill_says_what_happened_to_an_empty_bib(tmp_path, capsys):
 
 
 def test_a_deleted_duplicate_key_is_followed_to_the_kept_one(tmp_path, embedder):
+    from citefinder.library.link import keys_by_doc
+
     text = (LATEX / "refs.bib").read_text(encoding="utf-8")
     library, bib = _linked(tmp_path, embedder, ATTENTION + text)  # `attention` first: it names the stored paper
     assert library.by_key("attention") is not None

@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = lsub.add_parser("link", help="follow your .bib or CSL-JSON (e.g. a Better BibTeX auto-export): "
                                      "re-imported whenever it changes")
     p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("--accept-removals", action="store_true",
+                   help="apply a change that removes most (or all) of a linked file's entries; without it such a "
+                        "change (a half-written export, an emptied file) is held and every paper kept")
     _common(p)
     p = lsub.add_parser("unlink", help="stop following a linked file (its papers stay)")
     p.add_argument("files", nargs="+", type=Path)

@@ -75,8 +75,9 @@ class Pipeline:
 
     # --- public ----------------------------------------------------------------------------------
 
-    def cite_text(self, text: str, *, progress: Progress | None = None) -> list[SlotResult]:
-        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``.
+    def cite_text(self, text: str, *, progress: Progress | None = None, latex: bool | None = None) -> list[SlotResult]:
+        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``; ``latex``
+        says how to read it (default: as it looks; a .tex file is LaTeX whatever it looks like).
 
         The draft's start (its title and abstract) is every slot's draft context (agent "draft").
         With an LLM, slots run ``llm_concurrency`` at a time and an LLM that fails twice is not
@@ -85,7 +86,7 @@ class Pipeline:
         from citefinder.text.slots import find_slots
 
         self._require_papers()
-        slots = find_slots(text, self.settings.context_sentences)
+        slots = find_slots(text, self.settings.context_sentences, latex=latex)
         if not slots:
             raise NoSlotsError()
         return cite_slots(self, slots, progress=progress, draft=draft_context(text))
