@@ -279,7 +279,7 @@ class LibraryWrites(LibraryCore):
         try:
             stored = set(write(papers))
         except Exception as e:  # noqa: BLE001 - sorted below: environmental errors stop the import
-            if faults.is_environmental(e) or isinstance(e, CitefinderError):
+            if faults.is_environmental(e) or faults.is_damage(e) or isinstance(e, CitefinderError):
                 raise
             log.warning("writing a batch of %d papers failed (%s); writing them one by one", len(papers), e)
             stored = set()
@@ -287,7 +287,7 @@ class LibraryWrites(LibraryCore):
                 try:
                     stored.update(write([p]))
                 except Exception as e1:  # noqa: BLE001
-                    if faults.is_environmental(e1) or isinstance(e1, CitefinderError):
+                    if faults.is_environmental(e1) or faults.is_damage(e1) or isinstance(e1, CitefinderError):
                         raise
                     failures.append(ImportFailure(_source(p), f"could not be stored: {type(e1).__name__}: {e1}"))
         for p, pkeys, who in batch:
