@@ -103,3 +103,16 @@ def test_a_key_given_to_two_entries_is_a_note_not_a_read_failure(tmp_path, embed
     (note,) = report.notes
     assert "key 'Kingma.Ba.2015' names 2 entries" in note and '("Adam: A Method for Stochastic Optimization")' in note
     assert '"Another paper under the same key"' in note and "not imported" in note
+
+
+def test_a_crossref_child_and_its_parent_leave_the_stored_paper_alone(tmp_path, embedder):
+    # the child inherits its parent's title: both entries read as one work, stored once
+    crossref = Path(__file__).parent / "hostile" / "crossref.bib"
+    library = Library.open(Settings(library=tmp_path / "lib"), embedder=embedder)
+    first = library.import_files([crossref])
+    assert (first.added, first.duplicates) == (1, 1)
+    (stored,) = library.iter_papers()
+    again = library.import_files([crossref])
+    assert (again.added, again.duplicates) == (0, 2)
+    assert list(library.iter_papers()) == [stored]  # the re-import did not give it the parent's key
+    assert stored.key == "child"
