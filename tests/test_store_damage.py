@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
+import citefinder
 from citefinder.config import Settings
 from citefinder.library import faults
 from citefinder.library.store import Library
 from citefinder.types import Paper
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(citefinder.__file__).resolve().parents[1]  # the code under test, also in the CLI's process
 CLI = "import sys; from citefinder.cli.main import main; sys.exit(main())"
 QUERY = "Paper 17 on topic 3 and retrieval [CITATION]"
 
