@@ -270,6 +270,8 @@ def reliability(probs: list[float], labels: list[int], edges=(0.0, 0.2, 0.4, 0.6
 
 
 AUC_TIE = 0.002
+NOT_FEATURES = ("library", "runner_up")  # read by Calibration.probability, not fit
+RUNNER_UP = ("margin", "second_firsts")
 
 
 def cmd_confidence(paths: list[Path]) -> None:
@@ -280,8 +282,13 @@ def cmd_confidence(paths: list[Path]) -> None:
 
     groups: list[str] = []
     X, y = _rows(paths, groups)
-    names = sorted(X[0])
+    names = [n for n in sorted(X[0]) if n not in NOT_FEATURES]
     A = np.asarray([[f[n] for n in names] for f in X])
+    # a top-1 with no runner-up has no margin: impute the mean, as Calibration.probability does
+    alone = np.asarray([f.get("runner_up", 1.0) == 0.0 for f in X])
+    for j, n in enumerate(names):
+        if n in RUNNER_UP and alone.any():
+            A[alone, j] = A[~alone, j].mean()
     mean, scale = A.mean(axis=0), A.std(axis=0)
     scale[scale == 0] = 1.0
     Z, y_a = (A - mean) / scale, np.asarray(y)
@@ -308,7 +315,9 @@ def cmd_confidence(paths: list[Path]) -> None:
                          f"{sum(y)} right; training data only); out-of-fold AUC {cv_auc:.3f} (5 folds by paper), "
                          f"C={C}",
            "threshold": threshold,
-           "reliability": reliability(oof.tolist(), y)}
+           "reliability": reliability(oof.tolist(), y),
+           # below the smallest training library, rank and agreement count less (rank/calibration.py)
+           "min_library": int(min(f["library"] for f in X))}
     (DATA / "confidence.json").write_text(json.dumps(out, indent=1) + "\n")
     print(out["provenance"])
     print(f"threshold for >= {MIN_PRECISION:.0%} right picks out of fold: {threshold}")

@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     cli_fill.add_fill_arguments(p)
     _common(p)
 
+    from citefinder.cli import check as cli_check
+
+    cli_check.add_parser(sub, _common)
     from citefinder.cli import eval as cli_eval
 
     cli_eval.add_parser(sub, _common)
@@ -257,6 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from citefinder.cli import reranker as cli_reranker
 
             return cli_reranker.run(args, settings)
+        if args.command == "check":
+            from citefinder.cli import check as cli_check
+
+            return cli_check.run(args, settings, progress_bar)
         return cmd_fill(args, settings)
     except CitefinderError as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)

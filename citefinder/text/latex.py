@@ -96,6 +96,7 @@ class LatexScan:
     bibliographies: tuple[str, ...] = ()
     body: tuple[int, int] | None = None  # between \begin{document} and \end{document}
     title: str = ""
+    nocited: tuple[str, ...] = ()  # keys of \nocite (``*``: every entry)
 
     def is_skipped(self, pos: int) -> bool:
         return any(a <= pos < b for a, b in self.skipped)
@@ -252,13 +253,14 @@ class _Found:
         self.bibliographies: list[str] = []
         self.body: tuple[int, int] | None = None
         self.title = ""
+        self.nocited: list[str] = []
 
     def result(self) -> LatexScan:
         skipped = list(self.skipped)
         if self.body is not None:
             skipped += [(0, self.body[0]), (self.body[1], len(self.text))]
         return LatexScan(_merge(skipped), tuple(sorted(self.cites, key=lambda c: c.start)), tuple(self.includes),
-                         tuple(self.bibliographies), self.body, self.title)
+                         tuple(self.bibliographies), self.body, self.title, tuple(self.nocited))
 
     def walk(self, nodes: Any) -> None:
         from pylatexenc import latexwalker as lw
@@ -327,6 +329,8 @@ class _Found:
             if groups and name in CITE_COMMANDS:
                 star = "*" if n.nodeargd.argnlist and n.nodeargd.argnlist[0] is not None else ""
                 self.cites.append(Cite(n.pos, n.pos + n.len, f"\\{name}{star}", self._keys(groups[-1])))
+            elif groups:
+                self.nocited += [k.text for k in self._keys(groups[-1]) if k.text]
             return
         if name in INCLUDES_ONE and groups:
             self.includes.append(Include(n.pos, n.pos + n.len, name, self._inner(groups[0]).strip()))

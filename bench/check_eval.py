@@ -1,0 +1,198 @@
+"""Measure `citefinder check` on real drafts (drafts-dev), and fit its model on the TRAINING part only.
+
+    python bench/check_eval.py collect --part train --out bench/out/check-train.json
+    python bench/check_eval.py fit bench/out/check-train.json            # writes citefinder/data/check.json
+    python bench/check_eval.py measure --part test --against /work/bench-libs/lib50k --out bench/out/check-test.json
+
+Each paper's draft.txt becomes a .tex whose markers are its real citations (``\\citep{gold keys}``), and
+its library is its refs.bib as written (what a user has). ``collect`` computes, for every cited key,
+the features of the key (label 1) and of a key of the same .bib drawn at random in its place (label
+0). ``fit`` fits the logistic fit model on those rows (5 folds grouped by paper for its out-of-fold AUC)
+and picks the verdict thresholds from the out-of-fold probabilities. ``measure`` runs the shipped check
+end to end on the TEST part, the .tex with 10% of its cited keys swapped for another key of the same
+.bib (seeded) and five invented entries added to the .bib and cited once each, and reports the share of
+swapped keys flagged, the share of untouched citations flagged, the AUC of the fit probability, the
+invented entries ``--against`` a reference library flags, and the time per paper. The split is
+bench/drafts_split.json (fixed before any tuning).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared/data/drafts-dev"
+MARKER = re.compile(r"\[CITATION\]")
+SEED = 20261124
+
+
+def gold_tex(paper_dir: Path, bib_keys: set[str]) -> str:
+    """draft.txt with its i-th marker written ``\\citep{the keys of gold line i}`` (keys the .bib lacks left
+    out; a marker none of whose keys is in the .bib becomes ``\\citep{?}``)."""
+    text = (paper_dir / "draft.txt").read_text(encoding="utf-8")
+    gold = [json.loads(line) for line in (paper_dir / "gold.jsonl").read_text().splitlines() if line.strip()]
+    pieces, pos = [], 0
+    for m, g in zip(MARKER.finditer(text), gold, strict=True):
+        keys = [k for k in dict.fromkeys(g["keys"]) if k in bib_keys]
+        pieces += [text[pos:m.start()], "\\citep{" + (",".join(keys) or "?") + "}"]
+        pos = m.end()
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def papers_of(part: str) -> list[str]:
+    split = json.loads((ROOT / "bench/drafts_split.json").read_text())
+    return sorted(split["train"] + split["test"]) if part == "all" else split[part]
+
+
+def open_paper(name: str, bib: Path, libraries: Path, settings: Any, embedder: Any = None) -> tuple[Any, Any, dict]:
+    """The paper's library (imported once, reused while the .bib is unchanged), its pipeline, key -> doc_id."""
+    from citefinder.evaluate.drafts import key_to_doc_id, open_draft_library
+    from citefinder.pipeline.pipeline import Pipeline
+
+    library = open_draft_library(settings, bib, libraries / f"{name}-{bib.stem}", embedder)
+    return library, Pipeline(library.settings, library), key_to_doc_id(library, bib)
+
+
+def cmd_collect(args: argparse.Namespace) -> None:
+    """Features of every cited key (label 1) and of a random other key of the .bib in its place (label 0)."""
+    from citefinder.check.features import fit_features, rank_context
+    from citefinder.config import Settings
+    from citefinder.retrieve.agents.draft import draft_context
+    from citefinder.text.citations import find_citations
+
+    settings = Settings()
+    rows: list[dict[str, Any]] = []
+    embedder = None
+    rng = random.Random(SEED)
+    for n, name in enumerate(papers_of(args.part), start=1):
+        bib = DATA / name / "refs.bib"
+        library, pipeline, doc_of = open_paper(name, bib, args.libraries, settings, embedder)
+        embedder = library.embedder
+        tex = gold_tex(DATA / name, set(doc_of))
+        citations = find_citations(tex, settings.context_sentences)
+        draft = draft_context(tex)
+        keys = sorted(doc_of)
+        t0 = time.perf_counter()
+        for group in sorted({c.group for c in citations}):
+            cites = [c for c in citations if c.group == group and c.key in doc_of]
+            if not cites:
+                continue
+            ranked = rank_context(pipeline, cites[0].slot, draft=draft)
+            docs = {c.key: doc_of[c.key] for c in cites}
+            for c in cites:
+                others = frozenset(d for k, d in docs.items() if k != c.key)
+                rows.append({"paper": name, "group": group, "key": c.key, "label": 1,
+                             "f": fit_features(ranked, docs[c.key], exclude=others)})
+                pool = [k for k in keys if doc_of[k] not in docs.values()]
+                for swap in rng.sample(pool, min(args.negatives, len(pool))):
+                    rows.append({"paper": name, "group": group, "key": swap, "label": 0,
+                                 "f": fit_features(ranked, doc_of[swap], exclude=others)})
+        print(f"[{n}] {name}: {len(citations)} cited keys, {library.count()} papers, "
+              f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"part": args.part, "seed": SEED, "rows": rows}))
+
+
+def auc(scores: list[float], labels: list[int]) -> float:
+    pos = [s for s, y in zip(scores, labels, strict=True) if y]
+    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def cmd_fit(args: argparse.Namespace) -> None:
+    """Fit the fit model on training rows; thresholds from out-of-fold probabilities (folds by paper)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    from citefinder.check.model import FIT_FEATURES, PRIOR_WRONG
+
+    data = json.loads(args.rows.read_text())
+    assert data["part"] == "train", "fit on the training part only"
+    rows = data["rows"]
+    X = np.asarray([[r["f"][k] for k in FIT_FEATURES] for r in rows])
+    y = np.asarray([r["label"] for r in rows])
+    groups = np.asarray([r["paper"] for r in rows])
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale == 0] = 1.0
+    Z = (X - mean) / scale
+    # weights: wrong keys count as PRIOR_WRONG of all citations (the benchmark's swap rate)
+    w = np.where(y == 1, 1.0, PRIOR_WRONG / (1 - PRIOR_WRONG) * (y == 1).sum() / max(1, (y == 0).sum()))
+    best = None
+    for C in (0.01, 0.1, 1.0, 10.0):
+        oof = np.zeros(len(y))
+        for tr, te in GroupKFold(n_splits=5).split(Z, y, groups):
+            m = LogisticRegression(C=C, max_iter=5000).fit(Z[tr], y[tr], sample_weight=w[tr])
+            oof[te] = m.predict_proba(Z[te])[:, 1]
+        a = auc(oof.tolist(), y.tolist())
+        print(f"C={C}: out-of-fold AUC {a:.4f}")
+        if best is None or a > best[0] + 0.002:
+            best = (a, C, oof)
+    assert best is not None
+    cv_auc, C, oof = best
+    model = LogisticRegression(C=C, max_iter=5000).fit(Z, y, sample_weight=w)
+    correct = np.sort(oof[y == 1])
+    doubtful = float(np.quantile(correct, args.doubtful_rate))
+    wrong = float(np.quantile(correct, args.wrong_rate))
+    swapped = oof[y == 0]
+    print(f"thresholds: doubtful below {doubtful:.4f} ({args.doubtful_rate:.0%} of correct keys out of fold), "
+          f"likely wrong below {wrong:.4f} ({args.wrong_rate:.0%})")
+    print(f"out of fold on train: swapped keys flagged {np.mean(swapped < doubtful):.1%} "
+          f"(likely wrong {np.mean(swapped < wrong):.1%}); correct keys flagged {np.mean(oof[y == 1] < doubtful):.1%}")
+    out = {"features": list(FIT_FEATURES), "coef": [round(float(c), 5) for c in model.coef_[0]],
+           "intercept": round(float(model.intercept_[0]), 5), "mean": [round(float(m), 6) for m in mean],
+           "scale": [round(float(s), 6) for s in scale],
+           "doubtful_below": round(doubtful, 4), "wrong_below": round(wrong, 4),
+           "provenance": f"bench/check_eval.py fit on {args.rows.name} (drafts-dev train part, {len(y)} rows: "
+                         f"{int(y.sum())} cited keys, {int((1 - y).sum())} random other keys of the same .bib); "
+                         f"out-of-fold AUC {cv_auc:.3f} (5 folds by paper), C={C}; thresholds: "
+                         f"{args.doubtful_rate:.0%} / {args.wrong_rate:.0%} of correct keys out of fold"}
+    (ROOT / "citefinder/data/check.json").write_text(json.dumps(out, indent=1) + "\n")
+    print(out["provenance"])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--part", choices=("train", "test", "all"), default="train")
+    c.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
+    c.add_argument("--negatives", type=int, default=2, help="random other keys per cited key")
+    c.add_argument("--out", type=Path, required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("rows", type=Path)
+    f.add_argument("--doubtful-rate", type=float, default=0.08, help="share of correct keys below 'doubtful'")
+    f.add_argument("--wrong-rate", type=float, default=0.02, help="share of correct keys below 'likely wrong'")
+    m = sub.add_parser("measure")
+    m.add_argument("--part", choices=("train", "test"), default="test")
+    m.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
+    m.add_argument("--against", type=Path)
+    m.add_argument("--out", type=Path)
+    args = p.parse_args()
+    from citefinder.config import offline_environment
+
+    offline_environment()
+    if args.cmd == "collect":
+        cmd_collect(args)
+    elif args.cmd == "fit":
+        cmd_fit(args)
+    else:
+        from check_measure import cmd_measure  # type: ignore[import-not-found]
+
+        cmd_measure(args)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    main()
