@@ -63,7 +63,7 @@ def open_paper(name: str, bib: Path, libraries: Path, settings: Any, embedder: A
 
 def cmd_collect(args: argparse.Namespace) -> None:
     """Features of every cited key (label 1) and of a random other key of the .bib in its place (label 0)."""
-    from citefinder.check.features import fit_features, rank_context
+    from citefinder.check.features import Contexts, Vectors, fit_features, rank_context
     from citefinder.config import Settings
     from citefinder.retrieve.agents.draft import draft_context
     from citefinder.text.citations import find_citations
@@ -77,24 +77,31 @@ def cmd_collect(args: argparse.Namespace) -> None:
         library, pipeline, doc_of = open_paper(name, bib, args.libraries, settings, embedder)
         embedder = library.embedder
         tex = gold_tex(DATA / name, set(doc_of))
-        citations = find_citations(tex, settings.context_sentences)
+        citations = [c for c in find_citations(tex, settings.context_sentences) if c.key in doc_of]
         draft = draft_context(tex)
         keys = sorted(doc_of)
         t0 = time.perf_counter()
-        for group in sorted({c.group for c in citations}):
-            cites = [c for c in citations if c.group == group and c.key in doc_of]
-            if not cites:
-                continue
-            ranked = rank_context(pipeline, cites[0].slot, draft=draft)
+        vectors = Vectors(library, settings.exact_dense_max)
+        groups = sorted({c.group for c in citations})
+        ranked = {g: rank_context(pipeline, next(c for c in citations if c.group == g).slot, vectors, draft=draft)
+                  for g in groups}
+        contexts = Contexts.of([ranked[g] for g in groups])
+        cited_in: dict[str, list[int]] = {}
+        for c in citations:
+            cited_in.setdefault(c.key, []).append(c.group)
+        for group in groups:
+            cites = [c for c in citations if c.group == group]
             docs = {c.key: doc_of[c.key] for c in cites}
             for c in cites:
                 others = frozenset(d for k, d in docs.items() if k != c.key)
-                rows.append({"paper": name, "group": group, "key": c.key, "label": 1,
-                             "f": fit_features(ranked, docs[c.key], exclude=others)})
+                rows.append({"paper": name, "group": group, "key": c.key, "label": 1, "f": fit_features(
+                    ranked[group], docs[c.key], exclude=others, key=c.key, vectors=vectors, contexts=contexts,
+                    elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in[c.key]) if g != group])})
                 pool = [k for k in keys if doc_of[k] not in docs.values()]
                 for swap in rng.sample(pool, min(args.negatives, len(pool))):
-                    rows.append({"paper": name, "group": group, "key": swap, "label": 0,
-                                 "f": fit_features(ranked, doc_of[swap], exclude=others)})
+                    rows.append({"paper": name, "group": group, "key": swap, "label": 0, "f": fit_features(
+                        ranked[group], doc_of[swap], exclude=others, key=swap, vectors=vectors, contexts=contexts,
+                        elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in.get(swap, ())) if g != group])})
         print(f"[{n}] {name}: {len(citations)} cited keys, {library.count()} papers, "
               f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -188,11 +195,138 @@ def main() -> None:
     elif args.cmd == "fit":
         cmd_fit(args)
     else:
-        from check_measure import cmd_measure  # type: ignore[import-not-found]
-
         cmd_measure(args)
 
 
+ADJ = ("Contrastive", "Hierarchical", "Sparse", "Adaptive", "Robust", "Latent", "Modular", "Calibrated",
+       "Recursive", "Federated", "Symbolic", "Equivariant", "Counterfactual", "Lightweight", "Multiscale")
+NOUN = ("Distillation", "Attention Routing", "Prototype Alignment", "Graph Priors", "Memory Replay",
+        "Token Pruning", "Policy Shaping", "Kernel Mixing", "Curriculum Sampling", "Spectral Pooling")
+TASK = ("Low-Resource Entity Linking", "Open-Domain Table Reasoning", "Few-Shot Scene Parsing",
+        "Streaming Speech Translation", "Offline Reinforcement Learning", "Cross-Lingual Summarization",
+        "Point Cloud Completion", "Molecular Property Prediction", "Long-Horizon Planning", "Code Retrieval")
+NAMES = ("Alvarez", "Brennan", "Chowdhury", "Dimitrov", "Eklund", "Fujimoto", "Gallardo", "Haddad", "Ivanova",
+         "Jaramillo", "Kowalczyk", "Lindqvist", "Moreau", "Nakashima", "Okafor", "Petrenko", "Quintero", "Rasmussen")
+
+
+def invented_entries(rng: random.Random, known_titles: set[str], n: int = 5) -> list[tuple[str, str, str]]:
+    """``n`` plausible entries no library holds: (key, title, BibTeX text)."""
+    from citefinder.library.identity import normalize_title
+
+    out: list[tuple[str, str, str]] = []
+    while len(out) < n:
+        title = f"{rng.choice(ADJ)} {rng.choice(NOUN)} for {rng.choice(TASK)}"
+        if normalize_title(title) in known_titles or any(t == title for _, t, _ in out):
+            continue
+        authors = " and ".join(f"{rng.choice(NAMES)}, {rng.choice('ABCDEFGHJKLMNPRST')}." for _ in range(3))
+        year = rng.randint(2016, 2022)
+        key = f"{authors.split(',')[0].lower()}{year}{title.split()[0].lower()}"
+        entry = (f"@inproceedings{{{key},\n  title = {{{title}}},\n  author = {{{authors}}},\n"
+                 f"  booktitle = {{Proceedings of the {rng.choice(['AAAI', 'EMNLP', 'ICLR', 'CVPR'])} Conference}},\n"
+                 f"  year = {{{year}}}\n}}\n")
+        out.append((key, title, entry))
+    return out
+
+
+def known_titles() -> set[str]:
+    """Normalised titles of papers-333k (the invented entries must match none)."""
+    import gzip
+
+    from citefinder.library.identity import normalize_title
+
+    with gzip.open(ROOT.parent / "shared/data/papers-333k.jsonl.gz", "rt", encoding="utf-8") as f:
+        return {normalize_title(json.loads(line)["title"]) for line in f}
+
+
+def cmd_measure(args: argparse.Namespace) -> None:
+    """The shipped check end to end on the TEST part: 10% of cited keys swapped, five invented entries."""
+    from citefinder.check.draft import check_project
+    from citefinder.check.model import FITS
+    from citefinder.config import Settings
+    from citefinder.evaluate.drafts import open_draft_library
+    from citefinder.library.readers import read_papers
+    from citefinder.library.reference import ReferenceLibrary
+    from citefinder.pipeline.pipeline import Pipeline
+    from citefinder.text.citations import find_citations, replace_keys
+    from citefinder.text.project import read_project
+    from citefinder.types import Paper
+
+    settings = Settings()
+    reference = ReferenceLibrary.open(args.against) if args.against else None
+    titles = known_titles()
+    rng = random.Random(SEED)
+    work = args.libraries.parent / "check-measure"
+    records: list[dict[str, Any]] = []
+    papers: list[dict[str, Any]] = []
+    embedder = None
+    for name in papers_of(args.part):
+        bib_text = (DATA / name / "refs.bib").read_text(encoding="utf-8", errors="replace")
+        bib_keys = sorted({p.key for p in read_papers(DATA / name / "refs.bib") if isinstance(p, Paper) and p.key})
+        invented = invented_entries(rng, titles)
+        folder = work / name
+        folder.mkdir(parents=True, exist_ok=True)
+        bib = folder / "refs.bib"
+        bib.write_text(bib_text + "\n" + "".join(e for _, _, e in invented), encoding="utf-8")
+        tex = gold_tex(DATA / name, set(bib_keys))
+        cites = find_citations(tex)
+        n_swap = round(0.1 * len(cites))
+        swapped: dict[int, str] = {}
+        for i in sorted(rng.sample(range(len(cites)), n_swap)):
+            taken = {cites[i].key, *cites[i].others}
+            swapped[i] = rng.choice([k for k in bib_keys if k not in taken])
+        tex = replace_keys(tex, cites, swapped)
+        # each invented entry cited once, in a command of its own after a random existing one
+        after = sorted(rng.sample(sorted({c.end for c in find_citations(tex)}), len(invented)), reverse=True)
+        for pos, (key, _, _) in zip(after, invented, strict=True):
+            close = tex.index("}", pos - 1) + 1
+            tex = tex[:close] + f" \\citep{{{key}}}" + tex[close:]
+        (folder / "main.tex").write_text(tex, encoding="utf-8")
+        library = open_draft_library(settings, bib, args.libraries / f"{name}-measure", embedder)
+        embedder = library.embedder
+        pipeline = Pipeline(library.settings, library)
+        project = read_project(folder / "main.tex")
+        t0 = time.perf_counter()
+        report = check_project(pipeline, project, [bib], reference=reference)
+        elapsed = time.perf_counter() - t0
+        fake = {k for k, _, _ in invented}
+        swapped_at = {cites[i].start for i in swapped}  # positions shift: match by order instead
+        now = find_citations(tex)
+        order = [c for c in now if c.key not in fake]
+        kinds = []
+        for c, orig in zip(order, cites, strict=True):
+            kinds.append("swapped" if orig.start in swapped_at else "untouched")
+        it = iter(kinds)
+        for r, c in zip(report.citations, now, strict=True):
+            kind = "invented" if c.key in fake else next(it)
+            records.append({"paper": name, "key": r.key, "kind": kind, "verdict": r.verdict,
+                            "probability": r.probability})
+        flagged_bib = {k for p in report.problems if p.kind == "not in the reference library" for k in p.keys}
+        papers.append({"paper": name, "citations": len(report.citations), "library": library.count(),
+                       "check_s": round(elapsed, 2), "invented_flagged_against": len(fake & flagged_bib),
+                       "real_entries_unknown_to_reference": len(flagged_bib - fake),
+                       "entries": library.count()})
+        print(f"{name}: {len(report.citations)} citations, {len(swapped)} swapped, check {elapsed:.1f} s, "
+              f"invented flagged {len(fake & flagged_bib)}/5", file=sys.stderr, flush=True)
+    sw = [r for r in records if r["kind"] == "swapped"]
+    ok = [r for r in records if r["kind"] == "untouched"]
+    inv = [r for r in records if r["kind"] == "invented"]
+    result = {
+        "part": args.part, "seed": SEED, "papers": papers, "records": records,
+        "swapped_flagged": sum(r["verdict"] != FITS for r in sw) / max(1, len(sw)),
+        "swapped_likely_wrong": sum(r["verdict"] == "likely wrong" for r in sw) / max(1, len(sw)),
+        "untouched_flagged": sum(r["verdict"] != FITS for r in ok) / max(1, len(ok)),
+        "untouched_likely_wrong": sum(r["verdict"] == "likely wrong" for r in ok) / max(1, len(ok)),
+        "auc": auc([r["probability"] for r in ok + sw], [1] * len(ok) + [0] * len(sw)),
+        "invented_cites_flagged": sum(r["verdict"] != FITS for r in inv) / max(1, len(inv)),
+        "invented_entries_flagged_against": sum(p["invented_flagged_against"] for p in papers),
+        "invented_entries": 5 * len(papers),
+        "n_swapped": len(sw), "n_untouched": len(ok),
+    }
+    print(json.dumps({k: v for k, v in result.items() if k not in ("records", "papers")}, indent=1))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=1))
+
+
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     main()

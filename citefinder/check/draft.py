@@ -111,28 +111,33 @@ def check_project(
 
 
 def parse_fixes(specs: Sequence[str]) -> dict[str, str]:
-    """``["a=b", "c = d"]`` -> ``{"a": "b", "c": "d"}``; InputError for anything else."""
+    """``["a=b", "#7=c"]`` -> ``{"a": "b", "#7": "c"}``: replace key ``a`` everywhere, or only citation 7 (its
+    number in the check's table, from 1); InputError for anything else."""
     out: dict[str, str] = {}
     for spec in specs:
-        old, sep, new = spec.partition("=")
-        if not sep or not old.strip() or not new.strip() or "," in new or any(c.isspace() for c in new.strip()):
-            raise InputError(f"--fix {spec!r}: write OLDKEY=NEWKEY, e.g. --fix smith2020=smith2021.")
-        out[old.strip()] = new.strip()
+        old, sep, new = (part.strip() for part in spec.partition("="))
+        bad_number = old.startswith("#") and not old[1:].isdigit()
+        spaced = any(c.isspace() or c in ",{}%" for c in old + new)
+        if not sep or not old or not new or spaced or bad_number:
+            raise InputError(f"--fix {spec!r}: write OLDKEY=NEWKEY (every citation of OLDKEY) or #N=NEWKEY "
+                             "(citation N of the check's table), e.g. --fix smith2020=smith2021.")
+        out[old] = new
     return out
 
 
-def fix_project(project: "Project", fixes: Mapping[str, str], only: Sequence[int] | None = None) -> dict[int, str]:
-    """file index -> its text with the keys in ``fixes`` replaced (``old -> new``) at every citation of them,
-    or only at the citations numbered ``only`` (their index in text order); nothing else changes."""
+def fix_project(project: "Project", fixes: Mapping[str, str]) -> dict[int, str]:
+    """file index -> its text with the chosen citations' keys replaced; nothing else changes. ``fixes`` maps
+    a key (every citation of it) or ``#N`` (the N-th citation in text order, from 1) to the new key."""
     citations = find_citations(project.text)
-    chosen = {i: fixes[c.key] for i, c in enumerate(citations)
-              if c.key in fixes and (only is None or i in only)}
-    if not chosen:
-        return {}
+    chosen: dict[int, str] = {}
+    for i, c in enumerate(citations):
+        new = fixes.get(f"#{i + 1}", fixes.get(c.key))
+        if new is not None and new != c.key:
+            chosen[i] = new
     per_file: dict[int, list[tuple[Citation, str]]] = {}
     for i, new in chosen.items():
-        f, at = project.locate(citations[i].start)
         c = citations[i]
+        f, at = project.locate(c.start)
         per_file.setdefault(f, []).append((Citation(c.key, at, at + c.end - c.start, c.slot, c.command, c.group,
                                                     c.others), new))
     out = {}

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from citefinder.check.features import ALTERNATIVES_FROM, Ranked, fit_features, rank_context
+from citefinder.check.features import ALTERNATIVES_FROM, Contexts, Ranked, Vectors, fit_features, rank_context
 from citefinder.check.model import DOUBTFUL, FITS, WRONG, FitModel, default_model
 from citefinder.text.citations import Citation
 
@@ -77,14 +77,16 @@ def _evidence(ranked: Ranked, doc_id: str, p_engine: float) -> str:
 
 
 def judge(ranked: Ranked, doc_id: str | None, exclude: frozenset[str], model: FitModel, *,
-          keys_of: Mapping[str, str], titles: Mapping[str, str] | None = None) -> tuple[float, int | None, str,
-                                                                                     tuple[Alternative, ...]]:
+          keys_of: Mapping[str, str], key: str = "", elsewhere: Sequence[Any] = (),
+          vectors: Vectors | None = None, contexts: Contexts | None = None,
+          ) -> tuple[float, int | None, str, tuple[Alternative, ...]]:
     """(probability, rank, reason, better alternatives) of ``doc_id`` as the paper cited in ``ranked``."""
     cands = [c for c in ranked.candidates if c.doc_id not in exclude or c.doc_id == doc_id]
     if doc_id is None:
         p, rank, reason = 0.0, None, "no entry in your .bib"
     else:
-        f = fit_features(ranked, doc_id, exclude=exclude)
+        f = fit_features(ranked, doc_id, exclude=exclude, key=key, elsewhere=elsewhere, vectors=vectors,
+                         contexts=contexts)
         p = model.probability(f)
         rank = next((i + 1 for i, c in enumerate(cands) if c.doc_id == doc_id), None)
         reason = (f"ranked {rank} of {ranked.size}" if rank else f"not in the engine's top {len(cands)} of "
@@ -93,10 +95,11 @@ def judge(ranked: Ranked, doc_id: str | None, exclude: frozenset[str], model: Fi
     for i, c in enumerate(cands[:ALTERNATIVES_FROM]):
         if c.doc_id == doc_id:
             continue
-        fa = fit_features(ranked, c.doc_id, exclude=exclude)
+        alt_key = keys_of.get(c.doc_id, "")
+        fa = fit_features(ranked, c.doc_id, exclude=exclude, key=alt_key, vectors=vectors, contexts=contexts)
         pa = model.probability(fa)
         if pa > p and model.verdict(pa) != WRONG:
-            better.append(Alternative(c.doc_id, c.paper.title, keys_of.get(c.doc_id), c.paper.year, round(pa, 4),
+            better.append(Alternative(c.doc_id, c.paper.title, alt_key or None, c.paper.year, round(pa, 4),
                                       i + 1, _evidence(ranked, c.doc_id, fa["p_engine"])))
     better.sort(key=lambda a: -a.probability)
     return p, rank, reason, tuple(better[:MAX_ALTERNATIVES])
@@ -123,13 +126,26 @@ def check_citations(
     index = {id(c): i for i, c in enumerate(citations)}
     out: list[CheckedCitation] = []
     t0 = time.perf_counter()
+    vectors = Vectors(pipeline.library, pipeline.settings.exact_dense_max)
+    ranked_of: dict[int, Ranked] = {}
     for n, group in enumerate(groups, start=1):
+        first = next(c for c in citations if c.group == group)
+        ranked_of[group] = rank_context(pipeline, first.slot, vectors, draft=draft)
+        if progress:
+            progress(n, len(groups))
+    contexts = Contexts.of([ranked_of[g] for g in groups])
+    cited_in: dict[str, list[int]] = {}
+    for c in citations:
+        cited_in.setdefault(c.key, []).append(c.group)
+    for group in groups:
         cites = [c for c in citations if c.group == group]
-        ranked = rank_context(pipeline, cites[0].slot, draft=draft)
+        ranked = ranked_of[group]
         for c in cites:
             doc = doc_of.get(c.key)
             exclude = frozenset(doc_of[k] for k in c.others if k in doc_of and doc_of[k] != doc)
-            p, rank, reason, better = judge(ranked, doc, exclude, model, keys_of=keys_of)
+            elsewhere = [ranked_of[g].vector for g in dict.fromkeys(cited_in[c.key]) if g != group]
+            p, rank, reason, better = judge(ranked, doc, exclude, model, keys_of=keys_of, key=c.key,
+                                            elsewhere=elsewhere, vectors=vectors, contexts=contexts)
             verdict = WRONG if doc is None else model.verdict(p)
             file, line = where(c.start) if where else ("", 0)
             paper = papers.get(doc) if doc else None
@@ -139,8 +155,6 @@ def check_citations(
                 title=paper.title if paper else "", reason=reason,
                 alternatives=better if verdict != FITS or better else (),
             ))
-        if progress:
-            progress(n, len(groups))
     out.sort(key=lambda r: r.index)
     log.info("checked %d citations in %d cite commands in %.1f s", len(out), len(groups), time.perf_counter() - t0)
     return out

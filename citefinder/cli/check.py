@@ -29,8 +29,9 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> N
                         "alternatives) and the .bib's notes as JSON")
     p.add_argument("--markdown", type=Path, metavar="FILE", help="write the report as Markdown")
     p.add_argument("--fix", action="append", default=[], metavar="OLD=NEW",
-                   help="replace the cited key OLD by NEW everywhere it is cited and write each changed file "
-                        "beside its original as NAME.fixed.tex (-o: the main file's name); no check is run")
+                   help="replace the cited key OLD by NEW everywhere it is cited (or #N=NEW: only citation N of the "
+                        "check's table) and write each changed file beside its original as NAME.fixed.tex (-o: the "
+                        "main file's name); no check is run")
     p.add_argument("-o", "--output", type=Path, help="with --fix: where the main file goes")
     common(p)
 
@@ -96,7 +97,7 @@ def _fix(args: argparse.Namespace, project: Any, fixes: dict[str, str]) -> int:
 
     changed = fix_project(project, fixes)
     if not changed:
-        raise InputError(f"{', '.join(fixes)}: not cited in {project.main.name}; nothing to replace.")
+        raise InputError(f"{', '.join(fixes)}: no such citation in {project.main.name}; nothing to replace.")
     outputs = {i: (args.output if i == 0 and args.output else fixed_name(project.files[i].path)) for i in changed}
     refuse_inputs([("the output", p) for p in outputs.values()],
                   [("the draft" if i == 0 else "a file of the draft", f.path) for i, f in enumerate(project.files)])
