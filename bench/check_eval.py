@@ -63,7 +63,7 @@ def open_paper(name: str, bib: Path, libraries: Path, settings: Any, embedder: A
 
 def cmd_collect(args: argparse.Namespace) -> None:
     """Features of every cited key (label 1) and of a random other key of the .bib in its place (label 0)."""
-    from citefinder.check.features import Contexts, Vectors, fit_features, rank_context
+    from citefinder.check.features import NEARBY, Contexts, Vectors, fit_features, rank_context
     from citefinder.config import Settings
     from citefinder.retrieve.agents.draft import draft_context
     from citefinder.text.citations import find_citations
@@ -89,19 +89,30 @@ def cmd_collect(args: argparse.Namespace) -> None:
         cited_in: dict[str, list[int]] = {}
         for c in citations:
             cited_in.setdefault(c.key, []).append(c.group)
-        for group in groups:
+        docs_in = {g: [doc_of[c.key] for c in citations if c.group == g] for g in groups}
+        uncited = frozenset(doc_of.values()) - {doc_of[c.key] for c in citations}
+        for n_g, group in enumerate(groups):
             cites = [c for c in citations if c.group == group]
             docs = {c.key: doc_of[c.key] for c in cites}
+            nearby = [d for g in groups[max(0, n_g - NEARBY):n_g] + groups[n_g + 1:n_g + 1 + NEARBY] for d in docs_in[g]]
+            together = [d for g in groups if ranked[g].slot.sentence == ranked[group].slot.sentence for d in docs_in[g]]
             for c in cites:
-                others = frozenset(d for k, d in docs.items() if k != c.key)
+                others = frozenset(d for d in [*(d for k, d in docs.items() if k != c.key), *together]
+                                   if d != docs[c.key])
                 rows.append({"paper": name, "group": group, "key": c.key, "label": 1, "f": fit_features(
                     ranked[group], docs[c.key], exclude=others, key=c.key, vectors=vectors, contexts=contexts,
-                    elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in[c.key]) if g != group])})
+                    nearby=nearby, uncited=uncited,
+                    elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in[c.key])
+                               if ranked[g].slot.sentence != ranked[group].slot.sentence])})
                 pool = [k for k in keys if doc_of[k] not in docs.values()]
                 for swap in rng.sample(pool, min(args.negatives, len(pool))):
+                    # the text with the swap: the key replaced may be left uncited, the swapped-in one is cited
+                    left = uncited | ({docs[c.key]} if len(cited_in[c.key]) == 1 else set())
                     rows.append({"paper": name, "group": group, "key": swap, "label": 0, "f": fit_features(
                         ranked[group], doc_of[swap], exclude=others, key=swap, vectors=vectors, contexts=contexts,
-                        elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in.get(swap, ())) if g != group])})
+                        nearby=nearby, uncited=frozenset(left - {doc_of[swap]}),
+                        elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in.get(swap, ()))
+                                   if ranked[g].slot.sentence != ranked[group].slot.sentence])})
         print(f"[{n}] {name}: {len(citations)} cited keys, {library.count()} papers, "
               f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -186,6 +197,11 @@ def main() -> None:
     m.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
     m.add_argument("--against", type=Path)
     m.add_argument("--out", type=Path)
+    a = sub.add_parser("against", help="only the invented-entry part of measure: the .bib files measure wrote, "
+                                       "checked against a reference library")
+    a.add_argument("--part", choices=("train", "test"), default="test")
+    a.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
+    a.add_argument("--against", type=Path, required=True)
     args = p.parse_args()
     from citefinder.config import offline_environment
 
@@ -194,6 +210,8 @@ def main() -> None:
         cmd_collect(args)
     elif args.cmd == "fit":
         cmd_fit(args)
+    elif args.cmd == "against":
+        cmd_against(args)
     else:
         cmd_measure(args)
 
@@ -281,6 +299,7 @@ def cmd_measure(args: argparse.Namespace) -> None:
             close = tex.index("}", pos - 1) + 1
             tex = tex[:close] + f" \\citep{{{key}}}" + tex[close:]
         (folder / "main.tex").write_text(tex, encoding="utf-8")
+        (folder / "invented.json").write_text(json.dumps([k for k, _, _ in invented]))
         library = open_draft_library(settings, bib, args.libraries / f"{name}-measure", embedder)
         embedder = library.embedder
         pipeline = Pipeline(library.settings, library)
@@ -326,6 +345,33 @@ def cmd_measure(args: argparse.Namespace) -> None:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1))
+
+
+def cmd_against(args: argparse.Namespace) -> None:
+    """Every entry of the .bib files ``measure`` wrote, matched against the reference library: the invented
+    ones should match nothing; how many real ones the reference lacks is said too."""
+    from citefinder.check.bib import UNKNOWN, bib_problems
+    from citefinder.check.draft import bib_entries
+    from citefinder.library.reference import ReferenceLibrary
+
+    t0 = time.perf_counter()
+    reference = ReferenceLibrary.open(args.against)
+    print(f"reference: {reference.count} papers read in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    flagged = invented_total = real_unknown = real_total = 0
+    for name in papers_of(args.part):
+        bib = args.libraries.parent / "check-measure" / name / "refs.bib"
+        entries, _ = bib_entries([bib])
+        fake = set(json.loads((bib.parent / "invented.json").read_text()))
+        unknown = {k for p in bib_problems(entries, [], {}, {}, nocite_all=True, reference=reference)
+                   if p.kind == UNKNOWN for k in p.keys}
+        flagged += len(fake & unknown)
+        invented_total += len(fake)
+        real_unknown += len(unknown - fake)
+        real_total += len(entries) - len(fake)
+        print(f"{name}: invented flagged {len(fake & unknown)}/{len(fake)}; real entries unknown to the reference "
+              f"{len(unknown - fake)}/{len(entries) - len(fake)}", file=sys.stderr)
+    print(json.dumps({"invented_flagged": flagged, "invented": invented_total, "real_unknown": real_unknown,
+                      "real_entries": real_total}))
 
 
 if __name__ == "__main__":

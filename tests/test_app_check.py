@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 LATEX = Path(__file__).parent / "data" / "latex"
-WRONG = "Srivastava.Hinton.ea.2014"
+WRONG = "He.Zhang.ea.2016"
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +36,14 @@ def test_check_view_flags_the_wrong_key_and_downloads_the_fix(library_folder, mo
     assert not at.exception and not at.error
     run = at.session_state[check_view.RUN]
     assert len(run.report.citations) == 24
-    wrong = next(c for c in run.report.citations if c.key == WRONG and c.line == 43)
+    wrong = next(c for c in run.report.citations if c.key == WRONG and c.line == 33)
     assert wrong.verdict == "likely wrong"
     # the downloads are there before any fix: the report and the results
     labels = [b.label for b in at.get("download_button")]
     assert "Download report (.md)" in labels and "Download results (.json)" in labels
 
-    next(b for b in at.button if b.label == "Replace with Kingma.Ba.2015").click().run()
+    next(b for b in at.button if b.label == "Replace with Robertson.Zaragoza.2009").click().run()
     assert not at.exception
     corrected = spy.data(next(b for b in at.get("download_button") if b.label == "Download corrected .tex"))
     at_ = tex.index(WRONG.encode())
-    assert corrected == tex[:at_] + b"Kingma.Ba.2015" + tex[at_ + len(WRONG):]
+    assert corrected == tex[:at_] + b"Robertson.Zaragoza.2009" + tex[at_ + len(WRONG):]

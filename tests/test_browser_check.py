@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 LATEX = Path(__file__).parent / "data" / "latex"
 START_MS = 240_000
 CHECK_MS = 300_000  # refs.bib is imported (embedded) on the first check
-WRONG = b"Srivastava.Hinton.ea.2014"
+WRONG = b"He.Zhang.ea.2016"
 
 
 def test_check_view_in_a_browser(tmp_path):
@@ -31,7 +31,7 @@ def test_check_view_in_a_browser(tmp_path):
         uploads.nth(1).set_input_files(str(LATEX / "refs.bib"))
         page.get_by_text("refs.bib").first.wait_for(timeout=60_000)
         page.get_by_role("button", name="Check citations").click()
-        fix = page.get_by_role("button", name="Replace with Kingma.Ba.2015")
+        fix = page.get_by_role("button", name="Replace with Robertson.Zaragoza.2009")
         fix.wait_for(timeout=CHECK_MS)
         main = page.locator("[data-testid='stMain']")
         text = main.inner_text()
@@ -39,11 +39,11 @@ def test_check_view_in_a_browser(tmp_path):
         assert main.locator("[data-testid='stException']").count() == 0
 
         fix.click()
-        page.get_by_text("Replaced by Kingma.Ba.2015").wait_for(timeout=60_000)
+        page.get_by_text("Replaced by Robertson.Zaragoza.2009").wait_for(timeout=60_000)
         download = page.get_by_role("button", name="Download corrected .tex")
         with page.expect_download() as got:
             download.click()
         assert got.value.suggested_filename == "checked.fixed.tex"
         corrected = Path(got.value.path()).read_bytes()
     at = tex.index(WRONG)
-    assert corrected == tex[:at] + b"Kingma.Ba.2015" + tex[at + len(WRONG):]
+    assert corrected == tex[:at] + b"Robertson.Zaragoza.2009" + tex[at + len(WRONG):]

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from citefinder.pipeline.pipeline import Pipeline
 
 ALTERNATIVES_FROM = 5  # alternatives are looked for among the top candidates
+NEARBY = 3  # cite commands on each side whose papers :func:`fit_features` compares with
 _KEY_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -113,6 +114,13 @@ class Contexts:
         return cls(np.asarray([r.vector for r in ranked], dtype=np.float32),
                    np.asarray([r.wvector for r in ranked], dtype=np.float32))
 
+    def mean_cos(self, paper: Any) -> float:
+        import numpy as np
+
+        if paper is None or not len(self.sentences):
+            return 0.0
+        return float(np.mean(self.sentences @ np.asarray(paper, dtype=np.float32)))
+
     def reverse_pct(self, paper: Any, ranked: Ranked) -> tuple[float, float]:
         """The share of the draft's contexts closer to ``paper`` than ``ranked``'s (sentence, paragraph)."""
         import numpy as np
@@ -146,7 +154,8 @@ def _max_cos(a: Any, others: Sequence[Any]) -> float:
 
 def fit_features(ranked: Ranked, doc_id: str, *, exclude: frozenset[str] = frozenset(), calibration: Any = None,
                  key: str = "", elsewhere: Sequence[Any] = (), vectors: Vectors | None = None,
-                 contexts: Contexts | None = None) -> dict[str, float]:
+                 contexts: Contexts | None = None, nearby: Sequence[str] = (),
+                 uncited: frozenset[str] = frozenset()) -> dict[str, float]:
     """Features of ``doc_id`` as the paper cited in ``ranked``'s context under ``key``. Papers in ``exclude``
     (the other keys of the same command) are not competitors; ``elsewhere`` are the vectors of the other
     contexts where the draft cites the same key."""
@@ -160,9 +169,11 @@ def fit_features(ranked: Ranked, doc_id: str, *, exclude: frozenset[str] = froze
     f["in_list"] = 1.0 if at is not None else 0.0
     f["rr_fused"] = 1.0 / (at + 1) if at is not None else 0.0
     f["p_engine"] = calibration.probability(candidate_features(cands, at, ranked.ran, size)) if at is not None else 0.0
-    others = [calibration.probability(candidate_features(cands, i, ranked.ran, size))
-              for i in range(min(ALTERNATIVES_FROM, len(cands))) if i != at]
-    f["alt_p"] = max(others, default=0.0)
+    others = {i: calibration.probability(candidate_features(cands, i, ranked.ran, size))
+              for i in range(min(ALTERNATIVES_FROM, len(cands))) if i != at}
+    f["alt_p"] = max(others.values(), default=0.0)
+    # an entry the draft cites nowhere that fits here: what a slip of the keyboard leaves behind
+    f["alt_uncited_p"] = max((p for i, p in others.items() if cands[i].doc_id in uncited), default=0.0)
     for name, table in (("dense", ranked.cosine), ("window", ranked.window)):
         cos = table.get(doc_id)
         best = max((x for d, x in table.items() if d not in exclude), default=0.0)
@@ -186,4 +197,9 @@ def fit_features(ranked: Ranked, doc_id: str, *, exclude: frozenset[str] = froze
     f["co_cos"] = _max_cos(vectors.of(doc_id) if vectors is not None else None, co)
     paper = vectors.of(doc_id) if vectors is not None else None
     f["reverse_pct"], f["reverse_wpct"] = contexts.reverse_pct(paper, ranked) if contexts else (0.5, 0.5)
+    # papers cited just before and after: a paragraph cites papers of one topic
+    near = [vectors.of(d) for d in nearby if d != doc_id] if vectors is not None else []
+    f["nearby_cos"] = _max_cos(paper, near)
+    # a paper whose vector is close to every context of the draft (a generic title) fits anywhere
+    f["hub"] = contexts.mean_cos(paper) if contexts is not None else 0.0
     return f

@@ -10,7 +10,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from citefinder.check.features import ALTERNATIVES_FROM, Contexts, Ranked, Vectors, fit_features, rank_context
+from citefinder.check.features import (
+    ALTERNATIVES_FROM,
+    NEARBY,
+    Contexts,
+    Ranked,
+    Vectors,
+    fit_features,
+    rank_context,
+)
 from citefinder.check.model import DOUBTFUL, FITS, WRONG, FitModel, default_model
 from citefinder.text.citations import Citation
 
@@ -20,6 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_ALTERNATIVES = 3
+BETTER_BY = 0.05  # an alternative is shown when its fit is at least this much higher
 Progress = Callable[[int, int], None]
 
 
@@ -78,15 +87,15 @@ def _evidence(ranked: Ranked, doc_id: str, p_engine: float) -> str:
 
 def judge(ranked: Ranked, doc_id: str | None, exclude: frozenset[str], model: FitModel, *,
           keys_of: Mapping[str, str], key: str = "", elsewhere: Sequence[Any] = (),
-          vectors: Vectors | None = None, contexts: Contexts | None = None,
-          ) -> tuple[float, int | None, str, tuple[Alternative, ...]]:
+          vectors: Vectors | None = None, contexts: Contexts | None = None, nearby: Sequence[str] = (),
+          uncited: frozenset[str] = frozenset()) -> tuple[float, int | None, str, tuple[Alternative, ...]]:
     """(probability, rank, reason, better alternatives) of ``doc_id`` as the paper cited in ``ranked``."""
     cands = [c for c in ranked.candidates if c.doc_id not in exclude or c.doc_id == doc_id]
     if doc_id is None:
         p, rank, reason = 0.0, None, "no entry in your .bib"
     else:
         f = fit_features(ranked, doc_id, exclude=exclude, key=key, elsewhere=elsewhere, vectors=vectors,
-                         contexts=contexts)
+                         contexts=contexts, nearby=nearby, uncited=uncited)
         p = model.probability(f)
         rank = next((i + 1 for i, c in enumerate(cands) if c.doc_id == doc_id), None)
         reason = (f"ranked {rank} of {ranked.size}" if rank else f"not in the engine's top {len(cands)} of "
@@ -96,9 +105,10 @@ def judge(ranked: Ranked, doc_id: str | None, exclude: frozenset[str], model: Fi
         if c.doc_id == doc_id:
             continue
         alt_key = keys_of.get(c.doc_id, "")
-        fa = fit_features(ranked, c.doc_id, exclude=exclude, key=alt_key, vectors=vectors, contexts=contexts)
+        fa = fit_features(ranked, c.doc_id, exclude=exclude, key=alt_key, vectors=vectors, contexts=contexts,
+                          nearby=nearby, uncited=uncited)
         pa = model.probability(fa)
-        if pa > p and model.verdict(pa) != WRONG:
+        if pa >= p + BETTER_BY and model.verdict(pa) != WRONG:
             better.append(Alternative(c.doc_id, c.paper.title, alt_key or None, c.paper.year, round(pa, 4),
                                       i + 1, _evidence(ranked, c.doc_id, fa["p_engine"])))
     better.sort(key=lambda a: -a.probability)
@@ -137,15 +147,22 @@ def check_citations(
     cited_in: dict[str, list[int]] = {}
     for c in citations:
         cited_in.setdefault(c.key, []).append(c.group)
-    for group in groups:
+    docs_in = {g: [doc_of[c.key] for c in citations if c.group == g and c.key in doc_of] for g in groups}
+    uncited = frozenset(doc_of.values()) - {doc_of[c.key] for c in citations if c.key in doc_of}
+    for n, group in enumerate(groups):
         cites = [c for c in citations if c.group == group]
         ranked = ranked_of[group]
+        nearby = [d for g in groups[max(0, n - NEARBY):n] + groups[n + 1:n + 1 + NEARBY] for d in docs_in[g]]
         for c in cites:
             doc = doc_of.get(c.key)
-            exclude = frozenset(doc_of[k] for k in c.others if k in doc_of and doc_of[k] != doc)
-            elsewhere = [ranked_of[g].vector for g in dict.fromkeys(cited_in[c.key]) if g != group]
+            # the papers cited with it (same command, or another command of the same sentence) do not compete
+            together = [d for g in groups if ranked_of[g].slot.sentence == ranked.slot.sentence for d in docs_in[g]]
+            exclude = frozenset(d for d in [*(doc_of[k] for k in c.others if k in doc_of), *together] if d != doc)
+            elsewhere = [ranked_of[g].vector for g in dict.fromkeys(cited_in[c.key])
+                         if ranked_of[g].slot.sentence != ranked.slot.sentence]  # other sentences only
             p, rank, reason, better = judge(ranked, doc, exclude, model, keys_of=keys_of, key=c.key,
-                                            elsewhere=elsewhere, vectors=vectors, contexts=contexts)
+                                            elsewhere=elsewhere, vectors=vectors, contexts=contexts, nearby=nearby,
+                                            uncited=uncited)
             verdict = WRONG if doc is None else model.verdict(p)
             file, line = where(c.start) if where else ("", 0)
             paper = papers.get(doc) if doc else None
