@@ -30,6 +30,7 @@ def test_check_view_in_a_browser(tmp_path):
         uploads.nth(0).set_input_files(str(LATEX / "checked.tex"))
         uploads.nth(1).set_input_files(str(LATEX / "refs.bib"))
         page.get_by_text("refs.bib").first.wait_for(timeout=60_000)
+        page.wait_for_timeout(3_000)  # let the rerun each upload starts finish: a click during it is dropped
         page.get_by_role("button", name="Check citations").click()
         fix = page.get_by_role("button", name="Replace with Robertson.Zaragoza.2009")
         fix.wait_for(timeout=CHECK_MS)
