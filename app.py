@@ -18,6 +18,7 @@ FAVICON = Path(__file__).resolve().parent / "assets" / "logo.png"  # local: noth
 st.set_page_config(page_title="CiteFinder", page_icon=str(FAVICON), layout="wide")
 st.navigation([
     st.Page(PAGES / "1_Cite.py", title="Cite", icon=":material/format_quote:", url_path="Cite", default=True),
+    st.Page(PAGES / "6_Check.py", title="Check", icon=":material/fact_check:", url_path="Check"),
     st.Page(PAGES / "2_Library.py", title="Library", icon=":material/local_library:", url_path="Library"),
     st.Page(PAGES / "3_Settings.py", title="Settings", icon=":material/settings:", url_path="Settings"),
     st.Page(PAGES / "4_Search.py", title="Search", icon=":material/search:", url_path="Search"),

@@ -270,6 +270,8 @@ def reliability(probs: list[float], labels: list[int], edges=(0.0, 0.2, 0.4, 0.6
 
 
 AUC_TIE = 0.002
+NOT_FEATURES = ("library", "runner_up")  # read by Calibration.probability, not fit
+RUNNER_UP = ("margin", "second_firsts")
 
 
 def cmd_confidence(paths: list[Path]) -> None:
@@ -280,8 +282,13 @@ def cmd_confidence(paths: list[Path]) -> None:
 
     groups: list[str] = []
     X, y = _rows(paths, groups)
-    names = sorted(X[0])
+    names = [n for n in sorted(X[0]) if n not in NOT_FEATURES]
     A = np.asarray([[f[n] for n in names] for f in X])
+    # a top-1 with no runner-up has no margin: impute the mean, as Calibration.probability does
+    alone = np.asarray([f.get("runner_up", 1.0) == 0.0 for f in X])
+    for j, n in enumerate(names):
+        if n in RUNNER_UP and alone.any():
+            A[alone, j] = A[~alone, j].mean()
     mean, scale = A.mean(axis=0), A.std(axis=0)
     scale[scale == 0] = 1.0
     Z, y_a = (A - mean) / scale, np.asarray(y)
@@ -308,7 +315,9 @@ def cmd_confidence(paths: list[Path]) -> None:
                          f"{sum(y)} right; training data only); out-of-fold AUC {cv_auc:.3f} (5 folds by paper), "
                          f"C={C}",
            "threshold": threshold,
-           "reliability": reliability(oof.tolist(), y)}
+           "reliability": reliability(oof.tolist(), y),
+           # below the smallest training library, rank and agreement count less (rank/calibration.py)
+           "min_library": int(min(f["library"] for f in X))}
     (DATA / "confidence.json").write_text(json.dumps(out, indent=1) + "\n")
     print(out["provenance"])
     print(f"threshold for >= {MIN_PRECISION:.0%} right picks out of fold: {threshold}")
@@ -378,6 +387,74 @@ def cmd_ablate(paths: list[Path]) -> None:
                   f"{m.get('mrr', 0):.3f} | {m.get('queries', 0):.0f} |")
 
 
+TINY_SIZES = (1, 2, 3, 5, 10, 20, 34)
+
+
+def cmd_tiny(paths: list[Path], seed: int = 20261124) -> None:
+    """How the confidence behaves in libraries smaller than any it was fit on, simulated from saved runs:
+    each item's library cut down to n papers (the gold one kept in half the draws), the agents' lists
+    restricted to them (an exact dense agent lists every paper), fused, and the top-1 scored with and
+    without the tiny-library rule (rank/calibration.py). Prints per n: mean confidence, share right,
+    share filled (>= the shipped threshold) and how many of those are right."""
+    import random
+    from dataclasses import replace
+
+    from citefinder.rank.calibration import candidate_features, default_calibration
+    from citefinder.rank.fuse import fuse, learned_fusion
+    from citefinder.types import Candidate, Hit, Paper
+
+    cal = default_calibration()
+    plain = replace(cal, min_library=0)
+    threshold = json.loads((DATA / "confidence.json").read_text()).get("threshold", 0.55)
+    fusion = learned_fusion("slots")
+    rng = random.Random(seed)
+    outs = [o for _, outcomes in load(paths) for o in outcomes if o.get("lists") and o["answerable"] and o["gold"]]
+    print("| papers | top-1s | right | mean confidence (old → new) | filled (old → new) | right of filled (old → new) |")
+    print("|---|---|---|---|---|---|")
+    for n in TINY_SIZES:
+        rows = []
+        for o in outs:
+            lists = {k: v for k, v in o["lists"].items() if "#" not in k}
+            docs = sorted({d for hits in lists.values() for d, _, _ in hits})
+            gold = [d for d in docs if d in o["gold"]]
+            others = [d for d in docs if d not in o["gold"]]
+            keep = set(rng.sample(others, min(len(others), n - (1 if gold and rng.random() < 0.5 else 0))))
+            if gold and len(keep) < n:
+                keep.add(gold[0])
+            if not keep:
+                continue
+            cut = {}
+            for name, hits in lists.items():
+                kept = [(d, sc) for d, _, sc in hits if d in keep]
+                if name == "dense":  # exact dense search lists every paper of a small library
+                    low = min((sc for _, sc in kept), default=0.0) - 0.01
+                    kept += [(d, low) for d in sorted(keep - {d for d, _ in kept})]
+                if kept:
+                    cut[name] = [Hit(d, r, sc) for r, (d, sc) in enumerate(kept, start=1)]
+            fused = fuse(cut, fusion)[:2]
+            if not fused:
+                continue
+            cands = []
+            for rank, (doc, score) in enumerate(fused, start=1):
+                c = Candidate(Paper(doc, ""))
+                for name, hits in cut.items():
+                    h = next((h for h in hits if h.doc_id == doc), None)
+                    if h is not None:
+                        c = c.with_score(name, h.rank, h.score)
+                cands.append(c.with_score("fused", rank, score))
+            f = candidate_features(cands, 0, list(cut), len(keep))
+            rows.append((plain.probability(f), cal.probability(f), int(fused[0][0] in o["gold"])))
+        old, new, right = (np.asarray(x) for x in zip(*rows, strict=True))
+
+        def filled(p: np.ndarray) -> str:
+            picked = p >= threshold
+            return f"{picked.mean():.0%}", f"{right[picked].mean():.0%}" if picked.any() else "-"
+
+        (fo, ro), (fn, rn) = filled(old), filled(new)
+        print(f"| {n} | {len(rows)} | {right.mean():.0%} | {old.mean():.2f} → {new.mean():.2f} | {fo} → {fn} | "
+              f"{ro} → {rn} |")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -396,6 +473,8 @@ def main() -> None:
     a.add_argument("files", nargs="+", type=Path)
     r = sub.add_parser("report")
     r.add_argument("--test", nargs="+", type=Path, required=True)
+    t = sub.add_parser("tiny", help="the confidence in simulated tiny libraries, with and without the tiny rule")
+    t.add_argument("files", nargs="+", type=Path)
     args = p.parse_args()
     if args.cmd == "fusion":
         agents = args.agents.split(",") if args.agents else sorted(
@@ -407,6 +486,8 @@ def main() -> None:
         cmd_linear(args.files)
     elif args.cmd == "ablate":
         cmd_ablate(args.files)
+    elif args.cmd == "tiny":
+        cmd_tiny(args.files)
     else:
         cmd_report(args.test)
 

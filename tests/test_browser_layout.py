@@ -71,7 +71,7 @@ def test_the_sidebar_names_the_cite_page(app):
     links = page.locator("[data-testid='stSidebarNav'] a")
     links.first.wait_for()
     names = [t.split("\n")[-1].strip() for t in links.all_inner_texts()]  # the icon's ligature comes first
-    assert names == ["Cite", "Library", "Settings", "Search", "Evaluate"]
+    assert names == ["Cite", "Check", "Library", "Settings", "Search", "Evaluate"]
     page.get_by_role("link", name="Library").click()
     page.get_by_role("heading", name="Library").wait_for(timeout=START_MS)
     assert urlparse(page.url).path == "/Library"

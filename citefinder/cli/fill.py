@@ -1,6 +1,12 @@
 """``citefinder fill`` and ``citefinder library link``: fill a draft's slots in its own cite commands,
 either against the library (writing a .bib of the chosen papers) or against the user's own .bib
-(``--bib refs.bib``: that file is the library, every key written is one of its keys)."""
+(``--bib refs.bib``: that file is the library, every key written is one of its keys).
+
+A ``.tex`` draft is a LaTeX project: the files it ``\\input``s are read with it, each changed file is
+written beside its original (``intro.cited.tex``) or in place after a ``.bak``, each in its own
+encoding and line endings; ``\\bibliography{refs}`` names the .bib when ``--bib`` is not given. No
+output may be one of the inputs.
+"""
 
 from __future__ import annotations
 
@@ -11,102 +17,213 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from citefinder.cli.outputs import backup, cited_name, refuse_inputs, write_bytes
 from citefinder.errors import CitefinderError, InputError
 from citefinder.types import Paper, SlotResult
 
 log = logging.getLogger(__name__)
 
+__all__ = ["add_fill_arguments", "cited_name", "run_fill", "run_link", "slot_lines"]
+
 
 def add_fill_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("draft", type=Path, help="draft: .pdf, .tex, .txt or .md")
-    p.add_argument("--bib", type=Path, metavar="REFS.bib",
-                   help="your own .bib (or CSL-JSON): it becomes the library (kept in a folder beside it, "
-                        "re-imported when it changes) and the draft cites its keys")
+    p.add_argument("draft", type=Path, help="draft: .pdf, .tex (with the files it \\input), .txt or .md")
+    p.add_argument("--bib", type=Path, action="append", metavar="REFS.bib",
+                   help="your own .bib (or CSL-JSON; repeat for several): it becomes the library (kept in a folder "
+                        "beside it, re-imported when it changes) and the draft cites its keys. Default for a .tex: "
+                        "the files its \\bibliography{} or \\addbibresource{} name")
     p.add_argument("-o", "--output", type=Path,
                    help="with --bib: the filled draft (default DRAFT.cited.tex); without: the BibTeX file to write")
     p.add_argument("--filled", type=Path, help="write the draft with \\cite{key} in each filled slot")
+    p.add_argument("--in-place", action="store_true",
+                   help="write the filled .tex files over themselves, each kept first as FILE.bak")
     p.add_argument("--cite-command", default="\\cite", metavar="CMD",
                    help="command for plain [CITATION] markers, e.g. citep or autocite (default \\cite); "
                         "\\citep{?}-style placeholders keep their own command")
     p.add_argument("--json", type=Path, dest="json_out", help="write the full results with traces as JSON")
 
 
-def cited_name(draft: Path) -> Path:
-    """``paper.tex`` -> ``paper.cited.tex`` beside it (a PDF draft's text becomes ``.cited.txt``)."""
-    suffix = draft.suffix if draft.suffix.lower() in (".tex", ".md", ".txt", ".markdown") else ".txt"
-    return draft.with_name(f"{draft.stem}.cited{suffix}")
+def read_draft(draft: Path) -> Any:
+    """The draft as a :class:`~citefinder.text.project.Project` (a PDF: its text, a project of no file)."""
+    from citefinder.text.drafts import SUPPORTED, TEXT_SUFFIXES, extract_draft_text
+    from citefinder.text.project import Project, Segment, SourceFile, read_project
+
+    if draft.suffix.lower() == ".pdf":
+        try:
+            data = draft.read_bytes()
+        except OSError as e:
+            raise CitefinderError(f"Cannot read the draft {draft}: {e}") from e
+        text = extract_draft_text(data, draft.name)
+        source = SourceFile(draft.expanduser().resolve(), text, "utf-8")
+        return Project((source,), text, (Segment(0, len(text), 0, 0),), latex=False)
+    if not draft.name.lower().endswith(TEXT_SUFFIXES):
+        raise InputError(f"{draft.name}: unsupported file type; upload {SUPPORTED}.")
+    if not draft.is_file():
+        raise CitefinderError(f"Cannot read the draft {draft}: no such file.")
+    project = read_project(draft)
+    if not project.text.strip():
+        raise InputError(f"{draft.name} is empty.")
+    for line in project.missing:
+        print(f"  not read: {line}", file=sys.stderr)
+    return project
 
 
 def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[Any], Any],
              progress: Callable[[str, str], Any]) -> int:
     from citefinder.library.bibtex import papers_to_bibtex
-    from citefinder.text.drafts import extract_draft_text
-    from citefinder.text.fill import fill_draft, normalize_command, unfilled_report
+    from citefinder.text.fill import normalize_command, unfilled_report
 
     command = normalize_command(args.cite_command)
-    if args.bib is None and args.output is None:
+    project = read_draft(args.draft)
+    bibs = [b.expanduser().resolve() for b in args.bib or []]
+    if not bibs and args.output is None and project.bibliographies:
+        bibs = _named_bibs(project)
+    if not bibs and args.output is None:
         raise InputError("Give -o FILE.bib for the references to write, "
                          "or --bib REFS.bib to cite your own .bib's keys.")
-    try:
-        data = args.draft.read_bytes()
-    except OSError as e:
-        raise CitefinderError(f"Cannot read the draft {args.draft}: {e}") from e
-    text = extract_draft_text(data, args.draft.name)
-    bib_keys: set[str] | None = None
-    if args.bib is not None:
+    outputs = _outputs(args, project, bib_mode=bool(bibs))
+    inputs = [("the draft" if i == 0 else "a file of the draft", f.path) for i, f in enumerate(project.files)
+              if not args.in_place or not f.path.suffix.lower() == ".tex"]
+    inputs += [("your bibliography", b) for b in bibs]
+    refuse_inputs(_named(args, outputs), inputs)
+    text = project.text
+    if bibs:
         from citefinder.pipeline.pipeline import Pipeline
 
-        settings, library, bib_keys = _bib_library(args.bib, settings, explicit_library=args.library is not None)
+        settings, library, bib_keys = _bib_library(bibs, settings, explicit_library=args.library is not None)
         library.embedder.encode(["warm up"])  # load the model here, so the dense stage's trace times the search only
         pipeline = Pipeline(settings, library)
     else:
         pipeline = open_pipeline(settings)
+        bib_keys = None
+    from citefinder.library.link import linked_files
+
+    refuse_inputs(_named(args, outputs), [("a file linked to the library", p) for p in linked_files(pipeline.library)])
     update, close = progress("filling slots", "slots")
     try:
-        results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total))
+        results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total),
+                                     latex=project.latex or None)
     finally:
         close()
     chosen = {r.slot.index: r.selection.paper for r in results
               if r.slot is not None and r.selection.status == "found" and r.selection.paper}
     slots = [r.slot for r in results if r.slot is not None]
     if bib_keys is not None:
-        slot_keys = {i: p.key for i, p in chosen.items() if p.key in bib_keys}
-        for i in sorted(set(chosen) - set(slot_keys)):
-            print(f"  slot {i + 1}: the chosen paper has no key in {args.bib.name}; left unfilled", file=sys.stderr)
-        filled_path = args.output or args.filled or cited_name(args.draft)
+        slot_keys = _keys_in_bibs(chosen, bib_keys, bibs, pipeline.library)
     else:
         library = pipeline.library
         bib, keys = papers_to_bibtex(list({p.doc_id: p for p in chosen.values()}.values()),
                                      taken=lambda k: library.by_key(k) is not None)
-        args.output.write_text(bib, encoding="utf-8")
+        write_bytes(args.output, bib.encode("utf-8"))
         slot_keys = {i: keys[p.doc_id] for i, p in chosen.items()}
-        filled_path = args.filled
-    if filled_path:
-        filled_path.write_text(fill_draft(text, slots, slot_keys, command=command), encoding="utf-8")
+    written = _write_filled(project, slots, slot_keys, command, outputs, in_place=args.in_place)
     if args.json_out:
-        rows = [{**r.to_dict(), "cite_key": slot_keys.get(r.slot.index) if r.slot else None} for r in results]
-        args.json_out.write_text(json.dumps(rows, indent=2, ensure_ascii=False), encoding="utf-8")
-    for line in slot_lines(text, results, slot_keys, command):
+        rows = [{**r.to_dict(), "cite_key": slot_keys.get(r.slot.index) if r.slot else None,
+                 "file": str(project.line(r.slot.start)[0]) if r.slot else None} for r in results]
+        write_bytes(args.json_out, json.dumps(rows, indent=2, ensure_ascii=False).encode("utf-8"))
+    for line in slot_lines(project, results, slot_keys, command):
         print(line)
-    where = f"; filled draft written to {filled_path}" if filled_path else ""
+    where = f"; filled draft written to {written[0]}" if written else ""
+    more = f" (and {len(written) - 1} more files: {', '.join(str(p) for p in written[1:])})" if len(written) > 1 else ""
     if bib_keys is None:
         print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(set(slot_keys.values()))} entries written to "
-              f"{args.output}{where}")
+              f"{args.output}{where}{more}")
     else:
-        print(f"{len(slot_keys)} of {len(slots)} slots filled with keys of {args.bib}{where}")
+        print(f"{len(slot_keys)} of {len(slots)} slots filled with keys of {', '.join(str(b) for b in bibs)}"
+              f"{where}{more}")
     for line in unfilled_report(slots, slot_keys):
         print(f"  {line}")
     return 0
 
 
-def slot_lines(text: str, results: list[SlotResult], keys: dict[int, str], command: str, top: int = 3) -> list[str]:
+def _named_bibs(project: Any) -> list[Path]:
+    """The .bib files the project names (``\\bibliography{refs}``), those that exist; the others are said."""
+    found = [b for b in project.bibliographies if b.is_file()]
+    for b in project.bibliographies:
+        if not b.is_file():
+            print(f"  {project.main.name} names {b.name}, which is not there", file=sys.stderr)
+    if found:
+        print(f"citing the keys of {', '.join(b.name for b in found)} (named in {project.main.name})", file=sys.stderr)
+    return found
+
+
+def _outputs(args: argparse.Namespace, project: Any, *, bib_mode: bool) -> dict[int, Path]:
+    """file index -> where its filled text goes (the main file: -o/--filled, else DRAFT.cited.tex; each
+    other file: NAME.cited.tex; with --in-place: itself)."""
+    main = args.output if bib_mode else None
+    main = main or args.filled
+    if not bib_mode and main is None and not args.in_place:
+        return {}  # without --bib, the filled draft is written only when asked for (--filled)
+    out: dict[int, Path] = {}
+    for i, f in enumerate(project.files):
+        if i == 0 and main is not None:
+            out[i] = main
+        elif args.in_place and project.latex:
+            out[i] = f.path
+        else:
+            out[i] = cited_name(f.path)
+    return out
+
+
+def _named(args: argparse.Namespace, outputs: dict[int, Path]) -> list[tuple[str, Path]]:
+    named = [("the output", p) for p in outputs.values() if not args.in_place]
+    if args.output is not None:
+        named.append(("-o", args.output))
+    if args.json_out is not None:
+        named.append(("--json", args.json_out))
+    return named
+
+
+def _write_filled(project: Any, slots: list[Any], keys: dict[int, str], command: str, outputs: dict[int, Path],
+                  *, in_place: bool) -> list[Path]:
+    """Write each filled file (the main one always, when it has an output; the others when they changed)."""
+    changed = project.fill(slots, keys, command=command)
+    written = []
+    for i, path in outputs.items():
+        if i not in changed and i != 0:
+            continue
+        source = project.files[i]
+        text = changed.get(i, source.text)
+        if in_place and path == source.path:
+            if i not in changed:
+                continue
+            print(f"  kept the original of {path.name} as {backup(path).name}", file=sys.stderr)
+        write_bytes(path, source.encode(text))
+        written.append(path)
+    return written
+
+
+def _keys_in_bibs(chosen: dict[int, Paper], bib_keys: set[str], bibs: list[Path], library: Any) -> dict[int, str]:
+    """Each chosen paper's key in the user's .bib: its stored key, or the key the .bib gives the same work
+    now (a stored key that left the file while the work stayed under another key is followed)."""
+    from citefinder.library.link import keys_by_doc
+
+    now: dict[str, str] = {}
+    for bib in bibs:
+        for doc_id, linked_key in keys_by_doc(library, bib).items():
+            if linked_key in bib_keys:
+                now.setdefault(doc_id, linked_key)
+    out: dict[int, str] = {}
+    for i, paper in chosen.items():
+        key = paper.key if paper.key and paper.key in bib_keys else now.get(paper.doc_id)
+        if key:
+            out[i] = key
+        else:
+            print(f"  slot {i + 1}: the chosen paper has no key in {', '.join(b.name for b in bibs)}; left unfilled",
+                  file=sys.stderr)
+    return out
+
+
+def slot_lines(project: Any, results: list[SlotResult], keys: dict[int, str], command: str,
+               top: int = 3) -> list[str]:
     """Per slot: where it is, the cite it got, or the keys of the top candidates when it abstained."""
     lines = []
     for r in results:
         if r.slot is None:
             continue
-        line_no = text.count("\n", 0, r.slot.start) + 1
-        head = f"Slot {r.slot.index + 1} (line {line_no}):"
+        path, line_no = project.line(r.slot.start)
+        where = f"line {line_no}" if path == project.main else f"{path.name}, line {line_no}"
+        head = f"Slot {r.slot.index + 1} ({where}):"
         key = keys.get(r.slot.index)
         if key:
             paper = r.selection.paper
@@ -122,28 +239,35 @@ def _label(paper: Paper) -> str:
     return paper.key or paper.doc_id
 
 
-def _bib_library(bib: Path, settings: Any, *, explicit_library: bool) -> tuple[Any, Any, set[str]]:
-    """Settings for the library kept beside ``bib`` (or the one given), that library synced with
-    ``bib`` (and its other linked files), and the keys ``bib`` holds."""
+def _bib_library(bibs: list[Path], settings: Any, *, explicit_library: bool) -> tuple[Any, Any, set[str]]:
+    """Settings for the library kept beside the first .bib (or the one given), that library synced with
+    the .bib files (and its other linked files), and the keys they hold."""
     from citefinder.library.link import library_beside, link_file, linked_files, sync_all
     from citefinder.library.readers import read_papers
     from citefinder.library.store import Library
 
-    bib = bib.expanduser().resolve()
-    if not bib.is_file():
-        raise InputError(f"Cannot read {bib}: no such file.")
+    for bib in bibs:
+        if not bib.is_file():
+            raise InputError(f"Cannot read {bib}: no such file.")
     if not explicit_library:
-        settings = settings.model_copy(update={"library": library_beside(bib)})
+        settings = settings.model_copy(update={"library": library_beside(bibs[0])})
     library = Library.open(settings)
-    reports = [link_file(library, bib)] if bib not in linked_files(library) else sync_all(library)
+    linked = linked_files(library)
+    reports = [link_file(library, bib) for bib in bibs if bib not in linked] + sync_all(library)
+    held = False
     for report in reports:
         if report.changed:
             print(report.summary(), file=sys.stderr)
+        held |= report.held
         for f in report.failures[:20]:
             print(f"  could not read: {f.source}: {f.reason}", file=sys.stderr)
-    keys = {p.key for p in read_papers(bib) if isinstance(p, Paper) and p.key}
+        for note in report.notes[:20]:
+            print(f"  note: {note}", file=sys.stderr)
+    keys = {p.key for bib in bibs for p in read_papers(bib) if isinstance(p, Paper) and p.key}
     if not keys:
-        raise InputError(f"{bib.name} holds no entry with a key; nothing could be cited from it.")
+        names = ", ".join(b.name for b in bibs)
+        raise InputError(f"{names} holds no entry with a key; nothing could be cited from it"
+                         + ("; the library kept its papers (see above)." if held else "."))
     return settings, library, keys
 
 
@@ -152,13 +276,17 @@ def run_link(args: argparse.Namespace, library: Any) -> int:
     from citefinder.library.link import link_file, linked_files, unlink_file
 
     if args.library_command == "link":
+        held = 0
         for path in args.files:
-            report = link_file(library, path)
+            report = link_file(library, path, accept_removals=getattr(args, "accept_removals", False))
+            held += report.held
             print(report.summary())
             for f in report.failures[:20]:
                 print(f"  could not read: {f.source}: {f.reason}")
+            for note in report.notes[:20]:
+                print(f"  note: {note}")
         print(f"library now holds {library.count()} papers; linked files are re-imported when they change")
-        return 0
+        return 1 if held else 0
     if args.library_command == "unlink":
         gone = [p for p in args.files if unlink_file(library, p)]
         print(f"unlinked {len(gone)} of {len(args.files)} (their papers stay in the library)")
@@ -166,4 +294,3 @@ def run_link(args: argparse.Namespace, library: Any) -> int:
     for path in linked_files(library):
         print(path)
     return 0
-

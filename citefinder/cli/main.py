@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = lsub.add_parser("link", help="follow your .bib or CSL-JSON (e.g. a Better BibTeX auto-export): "
                                      "re-imported whenever it changes")
     p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("--accept-removals", action="store_true",
+                   help="apply a change that removes most (or all) of a linked file's entries; without it such a "
+                        "change (a half-written export, an emptied file) is held and every paper kept")
     _common(p)
     p = lsub.add_parser("unlink", help="stop following a linked file (its papers stay)")
     p.add_argument("files", nargs="+", type=Path)
@@ -74,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     cli_fill.add_fill_arguments(p)
     _common(p)
 
+    from citefinder.cli import check as cli_check
+
+    cli_check.add_parser(sub, _common)
     from citefinder.cli import eval as cli_eval
 
     cli_eval.add_parser(sub, _common)
@@ -254,6 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from citefinder.cli import reranker as cli_reranker
 
             return cli_reranker.run(args, settings)
+        if args.command == "check":
+            from citefinder.cli import check as cli_check
+
+            return cli_check.run(args, settings, progress_bar)
         return cmd_fill(args, settings)
     except CitefinderError as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)

@@ -8,6 +8,13 @@ changed: new entries are added, changed ones are rewritten in place (embedded ag
 their title or abstract changed), and entries gone from the file are removed when the link added
 them and no other linked file lists them. Unchanged entries are not touched.
 
+A sync that would read the file as empty, or lose more than half of its entries at once (a
+half-written export, a file truncated by mistake), is a mass deletion: it is held — nothing is
+applied, every paper is kept, and the report says so — until the user confirms it with
+``library link --accept-removals FILE`` (:func:`link_file` with ``accept_removals``). When an
+entry disappears but the same work stays in the file under another key, the stored paper takes
+that key (a dead key is never left behind).
+
 Only the public :class:`~citefinder.library.store.Library` API is used here.
 """
 
@@ -49,8 +56,19 @@ class SyncReport:
     embedded: int = 0  # papers whose vectors were computed: new ones and those whose text changed
     failures: tuple[ImportFailure, ...] = ()
     elapsed_s: float = 0.0
+    notes: tuple[str, ...] = ()  # what was read but not used as written (a key given to two entries), and why
+    # a mass deletion not applied: the file reads as ``entries`` entries where it held ``previous``
+    held: bool = False
+    entries: int = 0
+    previous: int = 0
 
     def summary(self) -> str:
+        if self.held:
+            name = Path(self.path).name
+            return (f"{self.path}: now reads as {self.entries} entries where it held {self.previous}; "
+                    f"not applied, so the library keeps all {self.previous} papers. If the entries were removed "
+                    f"on purpose, run `citefinder library link --accept-removals {name}`; if the file is being "
+                    "written (an export), wait for it to finish.")
         if not self.changed:
             return f"{self.path}: unchanged"
         text = (f"{self.path}: {self.added} added, {self.updated} updated, {self.removed} removed, "
@@ -63,8 +81,9 @@ def linked_files(library: "Library") -> list[Path]:
     return [Path(p) for p in _load(library.path)["files"]]
 
 
-def link_file(library: "Library", path: Path | str) -> SyncReport:
-    """Follow ``path`` (a .bib or CSL-JSON file) from now on, and import it now."""
+def link_file(library: "Library", path: Path | str, *, accept_removals: bool = False) -> SyncReport:
+    """Follow ``path`` (a .bib or CSL-JSON file) from now on, and import it now; ``accept_removals``
+    applies a sync that removes most (or all) of its entries, which a plain sync holds back."""
     path = Path(path).expanduser().resolve()
     if not path.name.lower().endswith(LINKABLE):
         raise InputError(f"{path.name}: only a BibTeX (.bib) or CSL-JSON (.json) file can be linked.")
@@ -73,7 +92,7 @@ def link_file(library: "Library", path: Path | str) -> SyncReport:
     state = _load(library.path)
     state["files"].setdefault(str(path), {"sha256": None, "entries": {}})
     _save(library.path, state)
-    return sync_file(library, path, force=True)
+    return sync_file(library, path, force=True, accept_removals=accept_removals)
 
 
 def unlink_file(library: "Library", path: Path | str) -> bool:
@@ -107,8 +126,11 @@ def open_library(settings: "Settings", *, embedder: "Embedder | None" = None) ->
     return library
 
 
-def sync_file(library: "Library", path: Path | str, *, force: bool = False) -> SyncReport:
-    """Bring the library up to date with the linked ``path``; a no-op when its hash is unchanged."""
+def sync_file(library: "Library", path: Path | str, *, force: bool = False,
+              accept_removals: bool = False) -> SyncReport:
+    """Bring the library up to date with the linked ``path``; a no-op when its hash is unchanged.
+
+    A mass deletion (see the module docstring) is held unless ``accept_removals``."""
     t0 = time.perf_counter()
     path = Path(path).expanduser().resolve()
     state = _load(library.path)
@@ -122,8 +144,14 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False) -> S
     if not force and record.get("sha256") == digest:
         return SyncReport(str(path), False)
 
-    current, failures = _entries(path)
+    current, failures, notes = _entries(path)
     previous: dict[str, dict[str, Any]] = record.get("entries", {})
+    lost = mass_deletion(previous, current)
+    if lost and not accept_removals:
+        held = SyncReport(str(path), True, failures=tuple(failures), notes=tuple(notes), held=True,
+                          entries=len(current), previous=len(previous), elapsed_s=time.perf_counter() - t0)
+        log.warning("%s", held.summary())
+        return held
     others = {e["doc_id"] for p, r in state["files"].items() if p != str(path) for e in r.get("entries", {}).values()}
     entries: dict[str, dict[str, Any]] = {}
     updates: list[Paper] = []
@@ -166,6 +194,7 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False) -> S
         stored = library.get([match])
         if paper.key and stored and stored[0].key != paper.key:
             rekey.append(replace(stored[0], key=paper.key))
+    rekey += _follow_keys(library, state, str(path), previous, current, entries, rekey)
     if rekey:
         embedded += library.update_papers(rekey)  # a new key only: nothing is embedded
     added = 0
@@ -185,27 +214,72 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False) -> S
     _save(library.path, state)
     synced = SyncReport(
         str(path), True, added=added, updated=len(updates) + len(rekey), removed=removed, unchanged=unchanged,
-        embedded=embedded, failures=tuple(failures), elapsed_s=time.perf_counter() - t0,
+        embedded=embedded, failures=tuple(failures), elapsed_s=time.perf_counter() - t0, notes=tuple(notes),
     )
     log.info("%s", synced.summary())
     return synced
 
 
-def _entries(path: Path) -> tuple[dict[str, Paper], list[ImportFailure]]:
-    """The file's papers by identity (citation key, else doc_id); a key used twice keeps its first entry."""
+def mass_deletion(previous: dict[str, Any], current: dict[str, Paper]) -> int:
+    """How many entries a sync would lose when that is a mass deletion (the file now reads as no entry,
+    or more than half of the entries it held are gone, renamed keys not counted), else 0."""
+    if not previous:
+        return 0
+    docs = {p.doc_id for p in current.values()}
+    lost = sum(1 for ident, old in previous.items() if ident not in current and old.get("doc_id") not in docs)
+    return lost if (not current or 2 * lost > len(previous)) else 0
+
+
+def _entries(path: Path) -> tuple[dict[str, Paper], list[ImportFailure], list[str]]:
+    """The file's papers by identity (citation key, else doc_id), what could not be read, and notes:
+    a key given to several entries keeps the first of them, as BibTeX does."""
     papers: dict[str, Paper] = {}
     failures: list[ImportFailure] = []
+    others: dict[str, list[Paper]] = {}
     for item in read_papers(path):
         if isinstance(item, ImportFailure):
             failures.append(item)
             continue
         ident = item.key or f"id:{item.doc_id}"
         if ident in papers:
-            failures.append(ImportFailure(path.name,
-                                          f"key {ident!r} is used by more than one entry; the first is kept"))
+            others.setdefault(ident, []).append(item)
             continue
         papers[ident] = item
-    return papers, failures
+    notes = []
+    for ident, extra in others.items():
+        titles = "; ".join(f'"{p.title[:60]}"' for p in extra)
+        notes.append(f"{path.name}: key {ident!r} names {1 + len(extra)} entries; the first "
+                     f'("{papers[ident].title[:60]}") is used, as BibTeX does, and the later one ({titles}) is not '
+                     "imported: give it a key of its own to cite it")
+    return papers, failures, notes
+
+
+def _follow_keys(library: "Library", state: dict[str, Any], path: str, previous: dict[str, Any],
+                 current: dict[str, Paper], entries: dict[str, Any], rekey: list[Paper]) -> list[Paper]:
+    """Stored papers whose key left the file while the same work stays in it under another key:
+    each takes that key (``attention`` deleted, ``vaswani2017attention`` kept -> the latter)."""
+    gone = {ident for ident in previous if ident not in current}
+    if not gone:
+        return []
+    keys = {k for p, r in state["files"].items() if p != path for k in r.get("entries", {})} | set(current)
+    pending = {p.doc_id for p in rekey}
+    want: dict[str, str] = {}
+    for ident, entry in entries.items():
+        paper = current.get(ident)
+        if paper is not None and paper.key and entry["doc_id"] not in pending:
+            want.setdefault(entry["doc_id"], paper.key)
+    return [replace(p, key=want[p.doc_id]) for p in library.get(sorted(want))
+            if p.key in gone and p.key not in keys]
+
+
+def keys_by_doc(library: "Library", path: Path | str) -> dict[str, str]:
+    """doc_id -> the citation key a linked file gives that paper now (the first when it gives several)."""
+    record = _load(library.path)["files"].get(str(Path(path).expanduser().resolve()), {})
+    out: dict[str, str] = {}
+    for ident, entry in record.get("entries", {}).items():
+        if not ident.startswith("id:"):
+            out.setdefault(entry["doc_id"], ident)
+    return out
 
 
 def _fingerprint(paper: Paper) -> str:

@@ -55,7 +55,13 @@ class LibraryRepairs(LibraryWrites):
         returns what was done, one line each. Accepts the store as it now is."""
         done: list[str] = []
         with self._writing():
-            restored = self._restore_vectors()
+            try:
+                restored = self._restore_vectors()
+            except Exception as e:  # noqa: BLE001 - only a damaged vector index is repaired here
+                if faults.classify(e) != faults.DAMAGED_INDEX or self.settings.chroma_host:
+                    raise
+                done.append(self._set_aside_index(e))
+                restored = self._restore_vectors()
             if restored:
                 done.append(f"re-embedded {restored} papers whose vectors were missing from Chroma's vector index")
             before = read_manifest(self.path)
@@ -74,6 +80,27 @@ class LibraryRepairs(LibraryWrites):
             done.append(f"rewrote the manifest (generation {manifest['generation']}, {n} papers, "
                         f"{self.pending_count()} awaiting vectors)")
         return done
+
+    def _set_aside_index(self, error: BaseException) -> str:
+        """Move Chroma's damaged vector segment folder(s) out of the store and reopen it: its records
+        (chroma.sqlite3) are intact, so every paper whose vector is then missing is embedded again."""
+        import time
+
+        from citefinder.library.chroma import open_collection
+
+        chroma = self.path / "chroma"
+        aside = self.path / f"damaged-index-{time.strftime('%Y%m%d-%H%M%S')}"
+        folders = [d for d in chroma.iterdir() if d.is_dir()] if chroma.is_dir() else []
+        aside.mkdir(exist_ok=True)
+        for folder in folders:
+            folder.rename(aside / folder.name)
+        self._client, self._collection = open_collection(self.settings, self.collection_name, self.embedder,
+                                                         self.path)
+        self._vector_check = None
+        detail = " ".join(str(error).split())[:160]
+        log.warning("Chroma's vector index was damaged (%s); moved aside to %s", detail, aside)
+        return (f"Chroma's vector index was damaged ({detail}); moved it aside to {aside.name} (delete it once "
+                "the library works) and embedded the stored papers again")
 
     def _check_counts(self) -> None:
         """A store holding fewer papers than the last finished write recorded was truncated or lost."""

@@ -46,6 +46,7 @@ from citefinder.library.core import BM25_DIR
 from citefinder.library.embedder import Embedder
 from citefinder.library.lockfile import FolderLock
 from citefinder.library.manifest import read_manifest, write_manifest
+from citefinder.library.pending import PendingQueue
 from citefinder.library.repair import LibraryRepairs
 from citefinder.library.writes import Progress
 from citefinder.types import Hit, Paper
@@ -83,6 +84,7 @@ class Library(LibraryRepairs):
             raise StoreUnavailableError(f"The library folder {path} is read-only; it can be searched but not repaired.")
         if not repair:
             check_store_files(settings, path, manifest)
+        queue_log = PendingQueue(path).salvage() if repair else []
         store_path = read_only_copy(path) if read_only and not settings.chroma_host else None
         name = collection_name(settings, path, manifest)
         # Two processes creating one new store at once race inside Chroma ("table collections already exists").
@@ -109,7 +111,7 @@ class Library(LibraryRepairs):
                                           "generation": 0, "dirty": False,
                                           "papers": lib.count(), "embedded": lib.embedded_count()})
         if repair:
-            lib.repair_log = lib.repair()
+            lib.repair_log = queue_log + lib.repair()
         else:
             lib._check_counts()
             lib._warn_missing_vectors()

@@ -62,6 +62,7 @@ class LibraryWrites(LibraryCore):
             batch_keys: dict[str, Identity] = {}  # keys of papers in the batch not yet stored
             fresh: set[str] = set()  # doc_ids added by this call
             rekey: dict[str, str] = {}  # stored doc_id -> the citation key a re-import gives it
+            given: set[str] = set()  # every key this import names
             self._mark_dirty(True)
             try:
                 for seen, item in enumerate(papers, start=1):
@@ -78,10 +79,12 @@ class LibraryWrites(LibraryCore):
                             who = identity(paper)
                             known = [keys.get(k) or batch_keys.get(k) for k in pkeys]
                             match = next((m for k, m in zip(pkeys, known, strict=True) if same_work(k, m, who)), None)
+                            if paper.key:
+                                given.add(paper.key)
                             if match is not None:
                                 dupes += 1
                                 if paper.key and match.doc_id not in fresh:  # a re-imported .bib updates the key
-                                    rekey[match.doc_id] = paper.key
+                                    rekey.setdefault(match.doc_id, paper.key)
                             else:
                                 fresh.add(paper.doc_id)
                                 for k in pkeys:
@@ -95,7 +98,7 @@ class LibraryWrites(LibraryCore):
                 if batch:
                     self._store_batch(batch, keys, added, failures, defer_embedding)
                 if rekey:
-                    self._set_keys(rekey)
+                    self._set_keys(rekey, keep=given)
             except BaseException as e:
                 # an interrupt can land between a batch reaching the store and its bookkeeping: count the store
                 stored = self._stored_since(before, len(added))
@@ -249,9 +252,11 @@ class LibraryWrites(LibraryCore):
             self._commit(changed=True)
             return len(changed)
 
-    def _set_keys(self, keys: dict[str, str]) -> None:
-        """Give stored papers (doc_id -> key) a new citation key, without embedding anything."""
-        stored = [p for p in self.get(list(keys)) if p.key != keys[p.doc_id]]
+    def _set_keys(self, keys: dict[str, str], *, keep: set[str] | None = None) -> None:
+        """Give stored papers (doc_id -> key) a new citation key, without embedding anything; a paper whose
+        key is in ``keep`` (the import still names it: two entries of one file are one work, e.g. a
+        ``crossref`` child and its parent) keeps it."""
+        stored = [p for p in self.get(list(keys)) if p.key != keys[p.doc_id] and not (keep and p.key in keep)]
         if not stored:
             return
         log.info("updating the citation key of %d stored papers", len(stored))
@@ -279,7 +284,7 @@ class LibraryWrites(LibraryCore):
         try:
             stored = set(write(papers))
         except Exception as e:  # noqa: BLE001 - sorted below: environmental errors stop the import
-            if faults.is_environmental(e) or isinstance(e, CitefinderError):
+            if faults.is_environmental(e) or faults.is_damage(e) or isinstance(e, CitefinderError):
                 raise
             log.warning("writing a batch of %d papers failed (%s); writing them one by one", len(papers), e)
             stored = set()
@@ -287,7 +292,7 @@ class LibraryWrites(LibraryCore):
                 try:
                     stored.update(write([p]))
                 except Exception as e1:  # noqa: BLE001
-                    if faults.is_environmental(e1) or isinstance(e1, CitefinderError):
+                    if faults.is_environmental(e1) or faults.is_damage(e1) or isinstance(e1, CitefinderError):
                         raise
                     failures.append(ImportFailure(_source(p), f"could not be stored: {type(e1).__name__}: {e1}"))
         for p, pkeys, who in batch:

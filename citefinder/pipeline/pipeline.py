@@ -75,8 +75,9 @@ class Pipeline:
 
     # --- public ----------------------------------------------------------------------------------
 
-    def cite_text(self, text: str, *, progress: Progress | None = None) -> list[SlotResult]:
-        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``.
+    def cite_text(self, text: str, *, progress: Progress | None = None, latex: bool | None = None) -> list[SlotResult]:
+        """Find every slot in ``text`` and cite each; ``progress(done, total, last_result)``; ``latex``
+        says how to read it (default: as it looks; a .tex file is LaTeX whatever it looks like).
 
         The draft's start (its title and abstract) is every slot's draft context (agent "draft").
         With an LLM, slots run ``llm_concurrency`` at a time and an LLM that fails twice is not
@@ -85,13 +86,25 @@ class Pipeline:
         from citefinder.text.slots import find_slots
 
         self._require_papers()
-        slots = find_slots(text, self.settings.context_sentences)
+        slots = find_slots(text, self.settings.context_sentences, latex=latex)
         if not slots:
             raise NoSlotsError()
         return cite_slots(self, slots, progress=progress, draft=draft_context(text))
 
     def cite_slot(self, slot: Slot, *, draft: str = "") -> SlotResult:
         """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any."""
+        query, candidates, traces = self.rank_slot(slot, draft=draft)
+        ran = self._agents_ran(traces)
+        size = self.library.count()
+        confidences = self.calibration.confidences(candidates, ran, size)
+        shown = candidates[: self.settings.select_candidates]
+        selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
+        t_select = self._explain_confidence(t_select, shown, ran, size)
+        return SlotResult(slot, query, candidates, selection, traces + (t_select,))
+
+    def rank_slot(self, slot: Slot, *, draft: str = "") -> tuple[Query, tuple[Candidate, ...], tuple[StageTrace, ...]]:
+        """The slot's query, its ranked candidates and the traces so far (reformulate, agents, fuse, rerank):
+        :meth:`cite_slot` without the selection (what a check of a written citation needs)."""
         query, t_reform = reformulate(slot)
         if draft:
             query = replace(query, draft=f"{slot.heading}. {draft}" if slot.heading else draft)
@@ -100,13 +113,11 @@ class Pipeline:
             query, t_rewrite = self._rewrite(query, slot.context)
             before += (t_rewrite,)
         candidates, traces = self._rank(query, before)
-        ran = self._agents_ran(traces)
-        size = self.library.count()
-        confidences = self.calibration.confidences(candidates, ran, size)
-        shown = candidates[: self.settings.select_candidates]
-        selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
-        t_select = self._explain_confidence(t_select, shown, ran, size)
-        return SlotResult(slot, query, candidates, selection, traces + (t_select,))
+        return query, candidates, traces
+
+    def agents_ran(self, traces: tuple[StageTrace, ...]) -> list[str]:
+        """The retrieval agents that returned a list in ``traces`` (what the confidence reads)."""
+        return self._agents_ran(traces)
 
     def search(self, question: str) -> SlotResult:
         """Rank the library for a free-text question; the top candidate is the "selection"."""

@@ -9,6 +9,13 @@ gave every pick 0.39, right or wrong; features that see *how* the agents agree s
 
 The model is fit on top-1 candidates; for lower candidates the same features give a usable but
 less calibrated score (shown to the LLM selector and in traces, never used to fill a slot).
+
+A library smaller than any it was fit on (``min_library``, the smallest training library) is outside
+the model's range: there, being ranked first, by many agents and far ahead of the next candidate says
+little (with one paper, every agent puts it first), so the features of rank and agreement — and the
+library size itself — are drawn toward their training mean, by ``(ln n / ln min_library)²``, until only
+how well the paper's words and vector match the context speak. A candidate with no runner-up has no
+margin: its margin features are the mean too. Above ``min_library`` nothing changes.
 """
 
 from __future__ import annotations
@@ -24,6 +31,9 @@ from citefinder.types import Candidate
 
 LIKELY, UNSURE, UNLIKELY = "likely right", "unsure", "unlikely"
 LIKELY_AT, UNSURE_AT = 0.7, 0.4
+# features that say how a candidate stands against the others (and how many others there are)
+RELATIVE = ("rr_", "firsts", "first_share", "fused_rel", "margin", "second_firsts", "log_library")
+RUNNER_UP = ("margin", "second_firsts")  # meaningless without a runner-up
 
 
 def confidence_words(p: float) -> str:
@@ -78,6 +88,8 @@ def candidate_features(
     else:
         f["second_firsts"] = 0.0
     f["log_library"] = math.log10(max(1, library_size))
+    f["library"] = float(library_size)  # not a model feature: how far outside the training range (see below)
+    f["runner_up"] = 1.0 if i + 1 < len(candidates) else 0.0  # not a model feature either
     return f
 
 
@@ -97,11 +109,26 @@ class Calibration:
     scale: tuple[float, ...] = ()
     provenance: str = ""
     reliability: tuple[Mapping[str, float], ...] = field(default_factory=tuple)
+    min_library: int = 0  # the smallest library in the training data (0: no tiny-library rule)
+
+    def weight(self, library_size: float | None) -> float:
+        """How much rank and agreement count in a library of this size: 1 from ``min_library`` papers on,
+        ``(ln n / ln min_library)²`` below (0 for one paper)."""
+        if not self.min_library or library_size is None or library_size >= self.min_library:
+            return 1.0
+        return (math.log(max(1.0, library_size)) / math.log(self.min_library)) ** 2
 
     def probability(self, feats: Mapping[str, float]) -> float:
         z = self.intercept
-        for name, w, m, s in zip(self.features, self.coef, self.mean, self.scale, strict=True):
-            z += w * (float(feats.get(name, 0.0)) - m) / (s or 1.0)
+        s = self.weight(feats.get("library"))
+        alone = feats.get("runner_up", 1.0) == 0.0
+        for name, w, m, sc in zip(self.features, self.coef, self.mean, self.scale, strict=True):
+            x = float(feats.get(name, 0.0))
+            if alone and name in RUNNER_UP:
+                x = m
+            elif s < 1.0 and name.startswith(RELATIVE):
+                x = m + s * (x - m)
+            z += w * (x - m) / (sc or 1.0)
         return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
 
     def confidences(
@@ -123,10 +150,15 @@ class Calibration:
         ranks = {a: (s.rank if (s := candidates[0].stage(a)) is not None else None) for a in agents_ran}
         parts = [f"{len(firsts)} of {len(agents_ran)} agents put it first"
                  + (f" ({', '.join(firsts)})" if firsts else "")]
-        if feats["margin"] >= 0.3:
+        if not feats["runner_up"]:
+            parts.append("no other candidate to compare it with")
+        elif feats["margin"] >= 0.3:
             parts.append("well ahead of the next candidate")
         elif feats["margin"] < 0.05:
             parts.append("nearly tied with the next candidate")
+        if self.weight(library_size) < 1.0:
+            parts.append(f"a library of {library_size} papers tells little (the confidence was fit on libraries of "
+                         f"{self.min_library} or more): only how well it matches the text counts fully")
         level = self.level(p)
         if level:
             parts.append(f"top candidates scored {level['label']} were right {level['precision']:.0%} of the time "
@@ -151,12 +183,13 @@ class Calibration:
             scale=tuple(float(x) for x in d["scale"]),
             provenance=str(d.get("provenance", "")),
             reliability=tuple(d.get("reliability", ())),
+            min_library=int(d.get("min_library", 0)),
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {"features": list(self.features), "coef": list(self.coef), "intercept": self.intercept,
                 "mean": list(self.mean), "scale": list(self.scale), "provenance": self.provenance,
-                "reliability": [dict(r) for r in self.reliability]}
+                "reliability": [dict(r) for r in self.reliability], "min_library": self.min_library}
 
 
 def default_calibration() -> Calibration:

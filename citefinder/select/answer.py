@@ -19,6 +19,12 @@ FUZZY_MIN_RATIO = 0.9
 _NONE_ANSWERS = frozenset({"none", "no", "null", "nothing", "n a", "not found", "no match", "none found"})
 # A number standing alone ("3", "[3]", "#3", "3.", "3: Title"), not the start of a title ("1-bit Adam", "3D ...").
 _NUMBER = re.compile(r"^(?:candidate|paper|number|no\.?|#)?\s*\[?\s*(\d+)\s*\]?(?=$|[\s.,;:)\]])", re.IGNORECASE)
+# A label some LLMs put before their answer ("Answer: 2", "Selected: [2]", "Final answer - none").
+_LABEL = re.compile(
+    r"^(?:(?:my|the)\s+)?(?:final\s+)?(?:answer|selected|selection|choice|pick|output|result)(?:\s+is)?"
+    r"\s*(?:[:=\-]\s*|\s+)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,10 @@ def interpret_titles(raw: str, titles: Sequence[str]) -> Answer:
     normed = [normalize_title(t) for t in titles]
     if norm in normed:
         return Answer("pick", normed.index(norm), "title")
+    label = _LABEL.match(text)
+    unlabelled = interpret_titles(text[label.end():], titles) if label and text[label.end():].strip() else None
+    if unlabelled is not None and unlabelled.kind != "bad":
+        return unlabelled  # "Answer: 2" is the answer "2"
     number = _NUMBER.match(text)
     ratios = [difflib.SequenceMatcher(None, norm, t).ratio() for t in normed]
     if ratios and max(ratios) >= FUZZY_MIN_RATIO:
@@ -58,21 +68,30 @@ def interpret_titles(raw: str, titles: Sequence[str]) -> Answer:
         return Answer("pick", int(number.group(1)) - 1, "number")
     if number:
         return Answer("bad", how=f"candidate number {number.group(1)} is out of range 1-{len(titles)}")
+    if unlabelled is not None:
+        return unlabelled
     return Answer("bad", how=f"answer {raw.strip()[:120]!r} matches no candidate number or title")
 
 
 _FIRST_NUMBER = re.compile(r"(\d+(?:\.\d+)?|\.\d+)\s*(%?)")
+# "8/10", "4 / 5", "9 out of 10": a share of a scale the LLM chose itself
+_FRACTION = re.compile(r"(\d+(?:\.\d+)?|\.\d+)\s*(?:/|out\s+of|of)\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
 def parse_confidence(value: Any) -> float:
-    """The first number in the answer as a probability: ``0.8``, ``80%`` and ``80`` all give 0.8; else 0."""
+    """The first number in the answer as a probability: ``0.8``, ``80%``, ``80``, ``8/10``, ``4/5`` and
+    ``8 out of 10`` all give 0.8; else 0."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         x = float(value)
     else:
-        m = _FIRST_NUMBER.search(str(value or ""))
+        text = str(value or "")
+        m = _FIRST_NUMBER.search(text)
         if not m:
             return 0.0
         x = float(m.group(1))
-        if m.group(2) or 1.0 < x <= 100.0:
+        fraction = _FRACTION.match(text, m.start())
+        if fraction and 0 < float(fraction.group(2)) and x <= float(fraction.group(2)):
+            x /= float(fraction.group(2))
+        elif m.group(2) or 1.0 < x <= 100.0:
             x /= 100.0
     return 0.0 if math.isnan(x) else min(1.0, max(0.0, x))

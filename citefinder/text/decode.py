@@ -58,3 +58,35 @@ def decode_text(data: bytes) -> str:
             continue
     return data.decode("latin-1")
 
+
+
+_BOM_CODECS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+    (b"\xef\xbb\xbf", "utf-8"),
+)
+
+
+def decode_keeping_encoding(data: bytes) -> tuple[str, str, bytes]:
+    """``data`` decoded as :func:`decode_text` does, with what writes it back byte for byte: the text
+    (no BOM), its codec and its BOM (``text.encode(codec)`` prefixed with the BOM gives ``data`` again)."""
+    for bom, codec in _BOM_CODECS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(codec), codec, bom
+            except UnicodeDecodeError:
+                break
+    sniffed = sniff_encoding(data[:4096])
+    if sniffed in ("utf-16-le", "utf-16-be"):
+        try:
+            return data.decode(sniffed), sniffed, b""
+        except UnicodeDecodeError:
+            pass
+    for codec in ("utf-8", "cp1252"):
+        try:
+            return data.decode(codec), codec, b""
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1"), "latin-1", b""

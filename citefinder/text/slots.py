@@ -1,7 +1,9 @@
 """Find citation slots ([CITATION], [CITE], [?], \\cite{?}, \\citep{TODO} ...) in a draft and the context around each.
 
-LaTeX drafts are read as LaTeX: comments are skipped, footnotes stay context, and a slot remembers
-the cite command it was written with (``Slot.command``) so it is filled with the same one.
+LaTeX drafts are read as LaTeX by a tokenizer (:mod:`citefinder.text.latex`): comments, verbatim-like
+environments and the preamble are skipped, footnotes stay context, and a slot remembers the cite
+command it was written with (``Slot.command``) so it is filled with the same one. Plain text (no LaTeX
+structure) stays plain text, a stray ``\\cite{?}`` in it included.
 
 Markers broken by PDF extraction (``[CITA-\\nTION]``, ``[CI TATION]``) are still found. Each
 marker is masked before sentence splitting so that ``[?]`` never ends a sentence.
@@ -11,7 +13,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
+from citefinder.text.latex import LatexScan, scan_latex
 from citefinder.types import Slot
 
 log = logging.getLogger(__name__)
@@ -42,22 +47,20 @@ _CITE_PLACEHOLDER = (
     + r"\{(?P<keys>\s*|(?:[^{}]*,)?\s*" + _PLACEHOLDER_KEY + r"\s*(?:,[^{}]*)?)\}"
 )
 
-MARKER_RE = re.compile(
+_PLAIN_MARKER = (
     r"\[\s*(?:" + _spread("CITATION") + r"(?:" + _SEP + r"S)?|" + _spread("CITE") + r"(?:" + _SEP + r"S)?|\?)\s*\]"
-    r"|" + _CITE_PLACEHOLDER,
-    re.IGNORECASE,
 )
+# every marker of a plain text (a LaTeX text's cite commands are read by citefinder.text.latex)
+MARKER_RE = re.compile(_PLAIN_MARKER + r"|" + _CITE_PLACEHOLDER, re.IGNORECASE)
+PLAIN_MARKER_RE = re.compile(_PLAIN_MARKER, re.IGNORECASE)
 
 MIN_SENTENCE_WORDS = 4
 _WORDS = re.compile(r"[A-Za-z]{2,}")
-# LaTeX reading: a comment runs from an unescaped % to the end of its line; a line holding only a
-# comment goes with its line break (LaTeX does not end a paragraph there).
-_COMMENT = re.compile(r"(?m)^[ \t]*%[^\n]*(?:\n|\Z)|(?<!\\)%[^\n]*")
 _FOOTNOTE = re.compile(r"\\footnote(?:\[[^\]]*\])?\s*\{")
 _TIE = re.compile(r"(?<!\\)~")
 _LATEX_HINT = re.compile(
-    r"\\(?:documentclass|usepackage|begin\s*\{|(?:sub)*section\*?\s*\{|footnote\b|emph\s*\{|textbf\s*\{|"
-    r"label\s*\{|ref\s*\{|(?:auto|paren|text|foot)?cite[a-z]*\*?\s*[\[{])"
+    r"\\(?:documentclass|usepackage|begin\s*\{|(?:sub)*section\*?\s*\{|chapter\*?\s*\{|footnote\b|emph\s*\{|"
+    r"textbf\s*\{|textit\s*\{|label\s*\{|(?:eq|auto|c)?ref\s*\{|input\s*\{|include\s*\{|item\b|maketitle\b)"
 )
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: a masked marker is _OPEN <index> _CLOSE
@@ -78,6 +81,17 @@ _ABBREVIATIONS = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class Marker:
+    """A marker in the text: ``[CITATION]`` (``command`` "") or a cite command, holding ``slots`` slots."""
+
+    start: int
+    end: int
+    text: str
+    command: str = ""
+    slots: int = 1
+
+
 def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = None) -> list[Slot]:
     """Every citation slot in ``text``, in order.
 
@@ -86,20 +100,43 @@ def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = No
     written ``[CITATION]`` and all other markers removed. ``start``/``end`` span the original
     marker. Returns ``[]`` when there is none (the caller raises NoSlotsError).
 
-    With ``latex`` (by default: when the text looks like LaTeX) comments are neither slots nor
-    text, ``\\footnote{...}`` reads as a parenthesis of its sentence, ``~`` as a space, and each
-    placeholder of a cite command (``\\citep{?, ?}``) is a slot whose ``command`` is ``\\citep``.
+    With ``latex`` (by default: when the text looks like LaTeX; a ``.tex`` file always is) the text is
+    read by :mod:`citefinder.text.latex`: comments, verbatim-like environments, ``\\verb`` and the
+    preamble are neither slots nor text, ``\\footnote{...}`` reads as a parenthesis of its sentence,
+    ``~`` as a space, and each placeholder of a cite command (``\\citep{?, ?}``) is a slot whose
+    ``command`` is ``\\citep``. Plain text is read as plain text: a ``%`` there is a percent sign.
     """
     if not text or not text.strip():
         return []
     if latex is None:
         latex = looks_like_latex(text)
-    comments = [m.span() for m in _COMMENT.finditer(text)] if latex else []
-    markers = [(m, _placeholders(m)) for m in MARKER_RE.finditer(text) if not _inside(m.start(), comments)]
-    markers = [(m, n) for m, n in markers if n]
+    if latex:
+        scan = scan_latex(text)
+        markers = [Marker(c.start, c.end, text[c.start:c.end], c.command, len(c.placeholders))
+                   for c in scan.cites] + _plain_markers(text, scan)
+        skipped = scan.skipped
+    else:
+        markers = [Marker(m.start(), m.end(), m.group(0), m.group("command") or "", _placeholders(m))
+                   for m in MARKER_RE.finditer(text)]
+        skipped = ()
+    return slots_at(text, sorted((m for m in markers if m.slots), key=lambda m: m.start), skipped,
+                    context_sentences, latex=latex)
+
+
+def _plain_markers(text: str, scan: LatexScan) -> list[Marker]:
+    """``[CITATION]``, ``[?]`` ... in a LaTeX text: outside comments, verbatim and cite commands."""
+    taken = list(scan.skipped) + [(c.start, c.end) for c in scan.cites]
+    return [Marker(m.start(), m.end(), m.group(0)) for m in PLAIN_MARKER_RE.finditer(text)
+            if not _inside(m.start(), taken)]
+
+
+def slots_at(text: str, markers: Sequence[Marker], skipped: Sequence[tuple[int, int]] = (),
+             context_sentences: int = 1, *, latex: bool = False) -> list[Slot]:
+    """The slots of ``markers`` (in text order) with their sentences and contexts; ``skipped`` spans are
+    not text (comments, verbatim, preamble)."""
     if not markers:
         return []
-    masked = _mask(text, markers, comments)
+    masked = _mask(text, markers, skipped).replace("\r", " ")
     if latex:
         masked = _TIE.sub(" ", _unwrap_footnotes(masked))
     sentences = split_sentences(masked)
@@ -110,9 +147,8 @@ def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = No
     k = max(0, context_sentences)
     headings = _headings(sentences)
     slots: list[Slot] = []
-    for m, n in markers:
-        command = m.group("command") or ""
-        for _ in range(n):
+    for marker in markers:
+        for _ in range(marker.slots):
             i = len(slots)
             j = where.get(i, 0)
             # a sentence that is little more than its markers ("[CITATION].") borrows the one before it
@@ -121,15 +157,15 @@ def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = No
             slots.append(
                 Slot(
                     index=i,
-                    start=m.start(),
-                    end=m.end(),
-                    marker=m.group(0),
+                    start=marker.start,
+                    end=marker.end,
+                    marker=marker.text,
                     sentence=_tidy(_PLACEHOLDER.sub(SLOT_TEXT, sentences[j])),
                     context=_render(window, keep=i),
                     focus=_render(sentences[j], keep=i, other=OTHER_TEXT),
                     heading=headings[j],
                     window=_render(" ".join(sentences[max(0, j - 1) : j + 2]), keep=i),
-                    command=command,
+                    command=marker.command,
                 )
             )
     log.debug("found %d citation slots", len(slots))
@@ -137,7 +173,8 @@ def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = No
 
 
 def looks_like_latex(text: str) -> bool:
-    """Whether ``text`` uses LaTeX commands (then ``%`` starts a comment)."""
+    """Whether ``text`` is LaTeX source (then ``%`` starts a comment): its structure says so
+    (``\\section{``, ``\\begin{``, ``\\usepackage`` ...), not a stray ``\\cite{?}`` in plain text."""
     return bool(_LATEX_HINT.search(text))
 
 
@@ -156,19 +193,19 @@ def _placeholders(m: re.Match) -> int:
     return 1 if keys is None else len(placeholder_keys(keys))
 
 
-def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+def _inside(pos: int, spans: Sequence[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
 
 
-def _mask(text: str, markers: list[tuple[re.Match, int]], comments: list[tuple[int, int]]) -> str:
-    """``text`` with every marker replaced by its slots' placeholders and every comment removed."""
+def _mask(text: str, markers: Sequence[Marker], skipped: Sequence[tuple[int, int]]) -> str:
+    """``text`` with every marker replaced by its slots' placeholders and every skipped span removed."""
     edits: list[tuple[int, int, str]] = []
     i = 0
-    for m, n in markers:
-        edits.append((m.start(), m.end(), "".join(f"{_OPEN}{i + t}{_CLOSE}" for t in range(n))))
-        i += n
+    for m in markers:
+        edits.append((m.start, m.end, "".join(f"{_OPEN}{i + t}{_CLOSE}" for t in range(m.slots))))
+        i += m.slots
     taken = [(a, b) for a, b, _ in edits]
-    edits += [(a, b, "") for a, b in comments if not any(a < y and x < b for x, y in taken)]
+    edits += [(a, b, "") for a, b in skipped if not any(a < y and x < b for x, y in taken)]
     out, pos = [], 0
     for a, b, repl in sorted(edits):
         if a < pos:

@@ -68,8 +68,55 @@ def _entry_source(name: str, line: int | None) -> str:
     return f"{name}:{line + 1}" if line is not None else name
 
 
-def _fields(entry) -> dict[str, str]:
-    return {f.key.lower(): f.value for f in entry.fields if isinstance(f.value, str)}
+_MONTHS = dict(zip("jan feb mar apr may jun jul aug sep oct nov dec".split(),
+                   "January February March April May June July August September October November December".split(),
+                   strict=True))
+
+
+def _parts(raw: str) -> list[str]:
+    """A BibTeX value split at its top-level ``#`` (concatenation), each part as written."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for i, c in enumerate(raw):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == '"' and depth == 0:
+            quoted = not quoted
+        elif c == "#" and depth == 0 and not quoted:
+            parts.append(raw[start:i])
+            start = i + 1
+    parts.append(raw[start:])
+    return [p.strip() for p in parts]
+
+
+def resolve_value(raw: str, strings: dict[str, str]) -> str:
+    """A field's value as BibTeX reads it: ``{..}`` and ``".."`` parts unwrapped, ``@string`` names
+    and month macros replaced, parts joined by ``#`` concatenated (``acl # " 2020"``)."""
+    out = []
+    for part in _parts(raw):
+        if len(part) >= 2 and ((part[0] == "{" and part[-1] == "}") or (part[0] == '"' and part[-1] == '"')):
+            out.append(part[1:-1])
+        elif part.lower() in strings:
+            out.append(strings[part.lower()])
+        else:
+            out.append(_MONTHS.get(part.lower(), part))
+    return "".join(out)
+
+
+def _strings(library) -> dict[str, str]:
+    """The file's ``@string`` definitions (lower-cased names), each resolved with those before it."""
+    from bibtexparser.model import String
+
+    strings: dict[str, str] = {}
+    for block in library.blocks:
+        if isinstance(block, String) and isinstance(block.value, str):
+            strings[block.key.strip().lower()] = resolve_value(block.value, strings)
+    return strings
+
+
+def _fields(entry, strings: dict[str, str] | None = None) -> dict[str, str]:
+    return {f.key.lower(): resolve_value(f.value, strings or {}) for f in entry.fields if isinstance(f.value, str)}
 
 
 def _inherit(fields: dict[str, str], parents: dict[str, dict[str, str]]) -> dict[str, str]:
@@ -85,8 +132,9 @@ def _inherit(fields: dict[str, str], parents: dict[str, dict[str, str]]) -> dict
     return merged
 
 
-def _paper_from_entry(entry, name: str, latex: _Latex, parents: dict[str, dict[str, str]] | None = None) -> Paper:
-    fields = _inherit(_fields(entry), parents or {})
+def _paper_from_entry(entry, name: str, latex: _Latex, parents: dict[str, dict[str, str]] | None = None,
+                      strings: dict[str, str] | None = None) -> Paper:
+    fields = _inherit(_fields(entry, strings), parents or {})
     decoded = {k: latex(fields[k]) for k in _DECODED_FIELDS if k in fields}
     eprint = fields.get("eprint") or fields.get("arxiv") or fields.get("arxivid")
     prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").lower()
@@ -121,12 +169,14 @@ def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
     name = path.name
     text = decode_text(path.read_bytes())
     try:
-        library = bibtexparser.parse_string(text)
+        # no middleware: values come as written, and resolve_value reads them (concatenation included)
+        library = bibtexparser.parse_string(text, parse_stack=[])
     except RecursionError:
         yield ImportFailure(name, "the file is nested too deeply (unbalanced braces?) to be read as BibTeX")
         return
     latex = _Latex()
-    parents = {b.key.strip().lower(): _fields(b) for b in library.blocks if isinstance(b, Entry)}
+    strings = _strings(library)
+    parents = {b.key.strip().lower(): _fields(b, strings) for b in library.blocks if isinstance(b, Entry)}
     for block in library.blocks:
         line = block.start_line
         if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, Entry):
@@ -134,7 +184,7 @@ def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
             block = block.ignore_error_block
         if isinstance(block, Entry):
             try:
-                yield _paper_from_entry(block, name, latex, parents)
+                yield _paper_from_entry(block, name, latex, parents, strings)
             except RecordError as e:
                 yield ImportFailure(_entry_source(name, line), f"entry '{block.key}' {e}")
             except Exception as e:  # noqa: BLE001 - one odd entry must not lose the rest of the file

@@ -20,8 +20,9 @@ _ARXIV_IN_TEXT = re.compile(
     re.IGNORECASE,
 )
 _NOT_AUTHORS = {"others", "et al.", "et al", "and others"}
-# What LaTeX/BibTeX accept inside \cite{...}: no space, comma, brace, quote, hash, percent, tilde or backslash.
-_KEY = re.compile(r"^[^\s,{}()\"#%'=~\\]+$")
+# What LaTeX/BibTeX accept inside \cite{...}: no space, comma, brace, double quote, hash, percent, tilde or
+# backslash (an apostrophe is fine: o'neil2016weapons).
+_KEY = re.compile(r"^[^\s,{}()\"#%=~\\]+$")
 
 
 def clean_key(value: Any) -> str | None:

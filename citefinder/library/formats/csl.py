@@ -108,12 +108,11 @@ def read_csl_json(path: Path) -> Iterator[Paper | ImportFailure]:
         if not text.lstrip().startswith("["):
             yield ImportFailure(name, "the JSON is nested too deeply to be CSL-JSON")
             return
-        data = None
+        # too deep somewhere: read the list item by item so one bad item does not lose the others
+        yield from _items_one_by_one(text, name)
+        return
     except json.JSONDecodeError as e:
         yield ImportFailure(f"{name}:{e.lineno}", f"not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})")
-        return
-    if data is None:  # too deep somewhere: read the list item by item so one bad item does not lose the others
-        yield from _items_one_by_one(text, name)
         return
     if isinstance(data, dict):
         data = data.get("items", [data] if "title" in data else None)

@@ -44,12 +44,16 @@ MIN_DRAFT_WORDS = 300  # a paragraph or two is an excerpt, not a draft: its star
 
 
 def draft_context(text: str) -> str:
-    """The start of a draft (its title and abstract, typically), cleaned, markers removed; "" for a short text."""
+    """The start of a draft (its title and abstract, typically), cleaned, markers removed; "" for a short text.
+    A LaTeX draft is read from its title and body: never its preamble, comments or verbatim parts."""
     from citefinder.retrieve.query.reformulate import clean_context
-    from citefinder.text.slots import MARKER_RE
+    from citefinder.text.latex import prose
+    from citefinder.text.slots import MARKER_RE, looks_like_latex
 
     if len(text.split()) < MIN_DRAFT_WORDS:
         return ""
+    if looks_like_latex(text):
+        text = prose(text)
     head = MARKER_RE.sub(" ", text[:4000])
     words = clean_context(head).split()
     return " ".join(words[:DRAFT_HEAD_WORDS])

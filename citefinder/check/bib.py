@@ -1,0 +1,106 @@
+"""The .bib's hygiene beside a draft: keys cited but missing, entries never cited, one work under two keys,
+entries whose title, year or authors disagree with the library's (or a reference library's) record of
+the same work, and entries no paper of a reference library matches (possibly invented)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from citefinder.library.identity import first_author_surname, normalize_title
+from citefinder.types import Paper
+
+if TYPE_CHECKING:
+    from citefinder.library.reference import ReferenceLibrary
+
+MISSING, UNCITED, DUPLICATE, DISAGREES, UNKNOWN = "cited but missing", "never cited", "same work twice", \
+    "disagrees", "not in the reference library"
+
+
+@dataclass(frozen=True)
+class BibProblem:
+    """One thing to look at in the .bib; ``keys`` are the entries it is about."""
+
+    kind: str
+    keys: tuple[str, ...]
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def differences(entry: Paper, record: Paper) -> list[str]:
+    """How ``entry`` and ``record`` (the same work) disagree: title, year, first author."""
+    out = []
+    a, b = normalize_title(entry.title), normalize_title(record.title)
+    if a and b and a != b and difflib.SequenceMatcher(None, a, b).ratio() < 0.9:
+        out.append(f'title "{entry.title}" vs "{record.title}"')
+    if entry.year and record.year and entry.year != record.year:
+        out.append(f"year {entry.year} vs {record.year}")
+    sa, sb = first_author_surname(entry), first_author_surname(record)
+    if sa and sb and sa != sb:
+        out.append(f"first author {entry.authors[0]} vs {record.authors[0]}")
+    return out
+
+
+def bib_problems(
+    entries: Mapping[str, Paper],
+    cited: Sequence[str],
+    doc_of: Mapping[str, str],
+    stored: Mapping[str, Paper],
+    *,
+    nocite_all: bool = False,
+    reference: "ReferenceLibrary | None" = None,
+    reference_name: str = "",
+) -> list[BibProblem]:
+    """What is wrong with the .bib entries (``key -> entry``) for a draft citing ``cited`` (in text order),
+    given the library papers the keys map to (``doc_of``, ``stored``) and an optional reference library."""
+    problems: list[BibProblem] = []
+    for key in dict.fromkeys(k for k in cited if k not in entries):
+        problems.append(BibProblem(MISSING, (key,), f"{key} is cited but no entry of the .bib has that key "
+                                                    "(LaTeX prints [?] there)"))
+    used = set(cited)
+    if not nocite_all:
+        never = [k for k in entries if k not in used]
+        if never:
+            listed = ", ".join(never[:12]) + (" ..." if len(never) > 12 else "")
+            problems.append(BibProblem(UNCITED, tuple(never), f"{len(never)} entries are never cited: {listed}"))
+    by_doc: dict[str, list[str]] = {}
+    for key in entries:
+        if key in doc_of:
+            by_doc.setdefault(doc_of[key], []).append(key)
+    for doc, keys in by_doc.items():
+        if len(keys) > 1:
+            problems.append(BibProblem(DUPLICATE, tuple(keys), f"{' and '.join(keys)} are the same work "
+                                                               f"(\"{entries[keys[0]].title}\"): cite one key"))
+        for key in keys:
+            record = stored.get(doc)
+            if record is not None and record.key != key:
+                diff = differences(entries[key], record)
+                if diff:
+                    problems.append(BibProblem(DISAGREES, (key,), f"{key} disagrees with the library's record of "
+                                                                  f"the same work: {'; '.join(diff)}"))
+    if reference is not None:
+        problems += _against(entries, reference, reference_name)
+    return problems
+
+
+def _against(entries: Mapping[str, Paper], reference: "ReferenceLibrary", name: str) -> Iterable[BibProblem]:
+    unknown = []
+    for key, entry in entries.items():
+        known = reference.match(entry)
+        if known is None:
+            named = reference.named(entry)
+            if named is None:
+                unknown.append(key)
+                continue
+            known = named
+        diff = differences(entry, known)
+        if diff:
+            yield BibProblem(DISAGREES, (key,), f"{key} disagrees with {name}'s record of the same work: "
+                                                f"{'; '.join(diff)}")
+    for key in unknown:
+        yield BibProblem(UNKNOWN, (key,), f"{key} (\"{entries[key].title}\") matches no paper of {name}: check "
+                                          "that it exists (an invented reference matches none)")

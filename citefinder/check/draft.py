@@ -1,0 +1,147 @@
+"""Check a whole draft against its .bib: every citation judged (:mod:`citefinder.check.run`), the .bib's
+hygiene (:mod:`citefinder.check.bib`), and replacing a key where the user chose another."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citefinder.check.bib import BibProblem, bib_problems
+from citefinder.check.model import DOUBTFUL, WRONG
+from citefinder.check.run import CheckedCitation, Progress, check_citations
+from citefinder.errors import InputError
+from citefinder.text.citations import Citation, find_citations, replace_keys
+from citefinder.text.latex import scan_latex
+from citefinder.types import ImportFailure, Paper
+
+if TYPE_CHECKING:
+    from citefinder.library.reference import ReferenceLibrary
+    from citefinder.library.store import Library
+    from citefinder.pipeline.pipeline import Pipeline
+    from citefinder.text.project import Project
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What ``citefinder check`` found: one record per cited key (text order) and the .bib's problems."""
+
+    citations: tuple[CheckedCitation, ...]
+    problems: tuple[BibProblem, ...]
+    bibs: tuple[str, ...] = ()
+    library_size: int = 0
+    reference: str = ""
+    elapsed_s: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def likely_wrong(self) -> list[CheckedCitation]:
+        return [c for c in self.citations if c.verdict == WRONG]
+
+    @property
+    def doubtful(self) -> list[CheckedCitation]:
+        return [c for c in self.citations if c.verdict == DOUBTFUL]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"citations": [c.to_dict() for c in self.citations], "bib": [p.to_dict() for p in self.problems],
+                "bibs": list(self.bibs), "library_papers": self.library_size, "reference": self.reference,
+                "elapsed_s": round(self.elapsed_s, 2), "notes": list(self.notes)}
+
+
+def bib_entries(bibs: Sequence[Path]) -> tuple[dict[str, Paper], list[str]]:
+    """Every entry of the .bib files by key (the first of a key used twice, as BibTeX does) and notes."""
+    from citefinder.library.readers import read_papers
+
+    entries: dict[str, Paper] = {}
+    notes: list[str] = []
+    for bib in bibs:
+        for item in read_papers(bib):
+            if isinstance(item, ImportFailure):
+                notes.append(f"{item.source}: {item.reason}")
+            elif item.key and item.key not in entries:
+                entries[item.key] = item
+    return entries, notes
+
+
+def key_docs(library: "Library", entries: Mapping[str, Paper]) -> dict[str, str]:
+    """Each entry's key -> the library paper it is (or was merged into), by the library's duplicate rule."""
+    out = {}
+    for key, entry in entries.items():
+        doc = library.match(entry)
+        if doc is not None:
+            out[key] = doc
+    return out
+
+
+def check_project(
+    pipeline: "Pipeline",
+    project: "Project",
+    bibs: Sequence[Path],
+    *,
+    reference: "ReferenceLibrary | None" = None,
+    progress: Progress | None = None,
+) -> CheckReport:
+    """Judge every citation of ``project`` against the library of its .bib files, and the .bib's hygiene."""
+    from citefinder.retrieve.agents.draft import draft_context
+
+    t0 = time.perf_counter()
+    citations = find_citations(project.text, pipeline.settings.context_sentences)
+    if not citations:
+        raise InputError(f"{project.main.name} cites nothing: no \\cite{{key}} (or \\citep, \\autocite ...) with a "
+                         "key was found outside comments.")
+    entries, notes = bib_entries(bibs)
+    doc_of = key_docs(pipeline.library, entries)
+
+    def where(pos: int) -> tuple[str, int]:
+        path, line = project.line(pos)
+        return path.name, line
+
+    checked = check_citations(pipeline, citations, doc_of, draft=draft_context(project.text), where=where,
+                              progress=progress)
+    stored = {p.doc_id: p for p in pipeline.library.get(sorted(set(doc_of.values())))}
+    nocited = list(scan_latex(project.text).nocited)
+    problems = bib_problems(entries, [c.key for c in citations] + [k for k in nocited if k != "*"], doc_of, stored,
+                            nocite_all="*" in nocited, reference=reference,
+                            reference_name=reference.folder.name if reference is not None else "")
+    return CheckReport(tuple(checked), tuple(problems), tuple(str(b) for b in bibs), pipeline.library.count(),
+                       str(reference.folder) if reference is not None else "", time.perf_counter() - t0,
+                       tuple(notes))
+
+
+def parse_fixes(specs: Sequence[str]) -> dict[str, str]:
+    """``["a=b", "#7=c"]`` -> ``{"a": "b", "#7": "c"}``: replace key ``a`` everywhere, or only citation 7 (its
+    number in the check's table, from 1); InputError for anything else."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        old, sep, new = (part.strip() for part in spec.partition("="))
+        bad_number = old.startswith("#") and not old[1:].isdigit()
+        spaced = any(c.isspace() or c in ",{}%" for c in old + new)
+        if not sep or not old or not new or spaced or bad_number:
+            raise InputError(f"--fix {spec!r}: write OLDKEY=NEWKEY (every citation of OLDKEY) or #N=NEWKEY "
+                             "(citation N of the check's table), e.g. --fix smith2020=smith2021.")
+        out[old] = new
+    return out
+
+
+def fix_project(project: "Project", fixes: Mapping[str, str]) -> dict[int, str]:
+    """file index -> its text with the chosen citations' keys replaced; nothing else changes. ``fixes`` maps
+    a key (every citation of it) or ``#N`` (the N-th citation in text order, from 1) to the new key."""
+    citations = find_citations(project.text)
+    chosen: dict[int, str] = {}
+    for i, c in enumerate(citations):
+        new = fixes.get(f"#{i + 1}", fixes.get(c.key))
+        if new is not None and new != c.key:
+            chosen[i] = new
+    per_file: dict[int, list[tuple[Citation, str]]] = {}
+    for i, new in chosen.items():
+        c = citations[i]
+        f, at = project.locate(c.start)
+        per_file.setdefault(f, []).append((Citation(c.key, at, at + c.end - c.start, c.slot, c.command, c.group,
+                                                    c.others), new))
+    out = {}
+    for f, items in per_file.items():
+        local = [c for c, _ in items]
+        out[f] = replace_keys(project.files[f].text, local, {i: new for i, (_, new) in enumerate(items)})
+    return out

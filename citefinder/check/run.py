@@ -1,0 +1,180 @@
+"""Check every cited key of a draft: one retrieval per cite command, then for each of its keys the
+engine's rank of that key's paper, the probability that it fits (:mod:`citefinder.check.model`), a
+verdict in words, and the papers of the library that fit the context better, with the evidence."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from citefinder.check.features import (
+    ALTERNATIVES_FROM,
+    NEARBY,
+    Contexts,
+    Ranked,
+    Vectors,
+    fit_features,
+    rank_context,
+)
+from citefinder.check.model import DOUBTFUL, FITS, WRONG, FitModel, default_model
+from citefinder.text.citations import Citation
+
+if TYPE_CHECKING:
+    from citefinder.pipeline.pipeline import Pipeline
+
+log = logging.getLogger(__name__)
+
+MAX_ALTERNATIVES = 3
+BETTER_BY = 0.05  # an alternative is shown when its fit is at least this much higher
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A paper of the library that fits a citation's context better than the key written there."""
+
+    doc_id: str
+    title: str
+    key: str | None  # its key in the user's .bib (None: the library has it from elsewhere)
+    year: int | None
+    probability: float
+    rank: int  # its place in the engine's ranking for this context
+    evidence: str  # which agents put it where, and the engine's confidence
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CheckedCitation:
+    """One cited key, judged. ``index`` is its place among the draft's citations (text order)."""
+
+    index: int
+    key: str
+    file: str
+    line: int
+    command: str
+    sentence: str
+    verdict: str
+    probability: float
+    rank: int | None  # the key's paper in the engine's ranking for this context; None: not ranked (or no entry)
+    ranked: int  # how many papers it was ranked among
+    title: str = ""  # the key's entry in the .bib
+    reason: str = ""
+    alternatives: tuple[Alternative, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["alternatives"] = [a.to_dict() for a in self.alternatives]
+        return d
+
+
+def _evidence(ranked: Ranked, doc_id: str, p_engine: float) -> str:
+    cand = next((c for c in ranked.candidates if c.doc_id == doc_id), None)
+    parts = []
+    if cand is not None:
+        parts = [f"{s.stage} #{s.rank}" for s in cand.scores if s.stage in ranked.ran and s.rank <= 10]
+    cos = ranked.cosine.get(doc_id)
+    if cos is not None:
+        parts.append(f"cosine {cos:.2f}")
+    if p_engine:
+        parts.append(f"engine confidence {p_engine:.2f}")
+    return ", ".join(parts) or "no agent ranked it in its top 10"
+
+
+def judge(ranked: Ranked, doc_id: str | None, exclude: frozenset[str], model: FitModel, *,
+          keys_of: Mapping[str, str], key: str = "", elsewhere: Sequence[Any] = (),
+          vectors: Vectors | None = None, contexts: Contexts | None = None, nearby: Sequence[str] = (),
+          uncited: frozenset[str] = frozenset()) -> tuple[float, int | None, str, tuple[Alternative, ...]]:
+    """(probability, rank, reason, better alternatives) of ``doc_id`` as the paper cited in ``ranked``."""
+    cands = [c for c in ranked.candidates if c.doc_id not in exclude or c.doc_id == doc_id]
+    if doc_id is None:
+        p, rank, reason = 0.0, None, "no entry in your .bib"
+    else:
+        f = fit_features(ranked, doc_id, exclude=exclude, key=key, elsewhere=elsewhere, vectors=vectors,
+                         contexts=contexts, nearby=nearby, uncited=uncited)
+        p = model.probability(f)
+        rank = next((i + 1 for i, c in enumerate(cands) if c.doc_id == doc_id), None)
+        reason = (f"ranked {rank} of {ranked.size}" if rank else f"not in the engine's top {len(cands)} of "
+                  f"{ranked.size}") + f"; cosine {f['dense_cos']:.2f} (best {ranked.best_cosine:.2f})"
+    better: list[Alternative] = []
+    for i, c in enumerate(cands[:ALTERNATIVES_FROM]):
+        if c.doc_id == doc_id:
+            continue
+        alt_key = keys_of.get(c.doc_id, "")
+        fa = fit_features(ranked, c.doc_id, exclude=exclude, key=alt_key, vectors=vectors, contexts=contexts,
+                          nearby=nearby, uncited=uncited)
+        pa = model.probability(fa)
+        if pa >= p + BETTER_BY and model.verdict(pa) != WRONG:
+            better.append(Alternative(c.doc_id, c.paper.title, alt_key or None, c.paper.year, round(pa, 4),
+                                      i + 1, _evidence(ranked, c.doc_id, fa["p_engine"])))
+    better.sort(key=lambda a: -a.probability)
+    return p, rank, reason, tuple(better[:MAX_ALTERNATIVES])
+
+
+def check_citations(
+    pipeline: "Pipeline",
+    citations: Sequence[Citation],
+    doc_of: Mapping[str, str],
+    *,
+    draft: str = "",
+    where: Callable[[int], tuple[str, int]] | None = None,
+    model: FitModel | None = None,
+    progress: Progress | None = None,
+) -> list[CheckedCitation]:
+    """Judge every citation: ``doc_of`` maps the .bib's keys to library papers; ``where(pos)`` names the
+    file and line of a position of the text (default: "", the line in the text)."""
+    model = model or default_model()
+    keys_of: dict[str, str] = {}
+    for key, doc_id in doc_of.items():
+        keys_of.setdefault(doc_id, key)
+    papers = {p.doc_id: p for p in pipeline.library.get(sorted(set(doc_of.values())))}
+    groups = sorted({c.group for c in citations})
+    index = {id(c): i for i, c in enumerate(citations)}
+    out: list[CheckedCitation] = []
+    t0 = time.perf_counter()
+    vectors = Vectors(pipeline.library, pipeline.settings.exact_dense_max)
+    ranked_of: dict[int, Ranked] = {}
+    for n, group in enumerate(groups, start=1):
+        first = next(c for c in citations if c.group == group)
+        ranked_of[group] = rank_context(pipeline, first.slot, vectors, draft=draft)
+        if progress:
+            progress(n, len(groups))
+    contexts = Contexts.of([ranked_of[g] for g in groups])
+    cited_in: dict[str, list[int]] = {}
+    for c in citations:
+        cited_in.setdefault(c.key, []).append(c.group)
+    docs_in = {g: [doc_of[c.key] for c in citations if c.group == g and c.key in doc_of] for g in groups}
+    uncited = frozenset(doc_of.values()) - {doc_of[c.key] for c in citations if c.key in doc_of}
+    for n, group in enumerate(groups):
+        cites = [c for c in citations if c.group == group]
+        ranked = ranked_of[group]
+        nearby = [d for g in groups[max(0, n - NEARBY):n] + groups[n + 1:n + 1 + NEARBY] for d in docs_in[g]]
+        for c in cites:
+            doc = doc_of.get(c.key)
+            # the papers cited with it (same command, or another command of the same sentence) do not compete
+            together = [d for g in groups if ranked_of[g].slot.sentence == ranked.slot.sentence for d in docs_in[g]]
+            exclude = frozenset(d for d in [*(doc_of[k] for k in c.others if k in doc_of), *together] if d != doc)
+            elsewhere = [ranked_of[g].vector for g in dict.fromkeys(cited_in[c.key])
+                         if ranked_of[g].slot.sentence != ranked.slot.sentence]  # other sentences only
+            p, rank, reason, better = judge(ranked, doc, exclude, model, keys_of=keys_of, key=c.key,
+                                            elsewhere=elsewhere, vectors=vectors, contexts=contexts, nearby=nearby,
+                                            uncited=uncited)
+            verdict = WRONG if doc is None else model.verdict(p)
+            file, line = where(c.start) if where else ("", 0)
+            paper = papers.get(doc) if doc else None
+            out.append(CheckedCitation(
+                index=index[id(c)], key=c.key, file=file, line=line, command=c.command,
+                sentence=c.slot.sentence, verdict=verdict, probability=round(p, 4), rank=rank, ranked=ranked.size,
+                title=paper.title if paper else "", reason=reason,
+                alternatives=better if verdict != FITS or better else (),
+            ))
+    out.sort(key=lambda r: r.index)
+    log.info("checked %d citations in %d cite commands in %.1f s", len(out), len(groups), time.perf_counter() - t0)
+    return out
+
+
+__all__ = ["DOUBTFUL", "FITS", "WRONG", "Alternative", "CheckedCitation", "check_citations", "judge"]

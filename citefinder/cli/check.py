@@ -1,0 +1,107 @@
+"""``citefinder check main.tex --bib refs.bib``: does every cited key fit its context, which papers fit it
+better, and is the .bib in order. Exit code 1 when a citation is likely wrong (for CI in a paper's
+repository); ``--fix OLD=NEW`` writes the draft with a key replaced, to new files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from citefinder.cli.outputs import refuse_inputs, write_bytes
+from citefinder.errors import InputError
+
+
+def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("check", help="check the citations a LaTeX draft already holds against its .bib; "
+                                     "exit code 1 when one is likely wrong")
+    p.add_argument("draft", type=Path, help="the main .tex (the files it \\input are read with it)")
+    p.add_argument("--bib", type=Path, action="append", metavar="REFS.bib",
+                   help="your .bib (repeat for several); default: the files \\bibliography{} or \\addbibresource{} "
+                        "name. Its library is kept beside it, as with fill --bib")
+    p.add_argument("--against", type=Path, metavar="DIR",
+                   help="a reference library folder (e.g. built from papers-333k), read only: entries no paper of "
+                        "it matches are listed (an invented reference matches none), and entries whose fields "
+                        "disagree with its record")
+    p.add_argument("--json", type=Path, dest="json_out", metavar="FILE",
+                   help="write one record per cited key (text order: key, verdict, probability, file, line, "
+                        "alternatives) and the .bib's notes as JSON")
+    p.add_argument("--markdown", type=Path, metavar="FILE", help="write the report as Markdown")
+    p.add_argument("--fix", action="append", default=[], metavar="OLD=NEW",
+                   help="replace the cited key OLD by NEW everywhere it is cited (or #N=NEW: only citation N of the "
+                        "check's table) and write each changed file beside its original as NAME.fixed.tex (-o: the "
+                        "main file's name); no check is run")
+    p.add_argument("-o", "--output", type=Path, help="with --fix: where the main file goes")
+    common(p)
+
+
+def fixed_name(path: Path) -> Path:
+    return path.with_name(f"{path.stem}.fixed{path.suffix or '.tex'}")
+
+
+def run(args: argparse.Namespace, settings: Any, progress: Callable[[str, str], Any]) -> int:
+    from citefinder.check.draft import parse_fixes
+    from citefinder.cli.fill import read_draft
+
+    project = read_draft(args.draft)
+    if not project.latex:
+        raise InputError(f"{args.draft.name}: check reads LaTeX; give the .tex file.")
+    if args.fix:
+        return _fix(args, project, parse_fixes(args.fix))
+    bibs = [b.expanduser().resolve() for b in args.bib or []] or [b for b in project.bibliographies if b.is_file()]
+    if not bibs:
+        raise InputError(f"{args.draft.name} names no .bib that exists (\\bibliography{{...}}); give --bib REFS.bib.")
+    outputs = [(f"--{name}", p) for name, p in (("json", args.json_out), ("markdown", args.markdown)) if p]
+    refuse_inputs(outputs, [("the draft", f.path) for f in project.files] + [("your bibliography", b) for b in bibs])
+    return _check(args, settings, project, bibs, progress)
+
+
+def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path],
+           progress: Callable[[str, str], Any]) -> int:
+    from citefinder.check.draft import check_project
+    from citefinder.check.report import markdown, table, to_json
+    from citefinder.cli.fill import _bib_library
+    from citefinder.library.link import linked_files
+    from citefinder.pipeline.pipeline import Pipeline
+    from citefinder.text.textsafe import terminal_safe
+
+    reference = None
+    if args.against is not None:
+        from citefinder.library.reference import ReferenceLibrary
+
+        reference = ReferenceLibrary.open(args.against)
+        print(f"reference: {reference.count} papers in {reference.folder}", file=sys.stderr)
+    settings, library, _keys = _bib_library(bibs, settings, explicit_library=args.library is not None)
+    outputs = [(f"--{name}", p) for name, p in (("json", args.json_out), ("markdown", args.markdown)) if p]
+    refuse_inputs(outputs, [("a file linked to the library", p) for p in linked_files(library)])
+    library.embedder.encode(["warm up"])
+    pipeline = Pipeline(settings, library)
+    update, close = progress("checking", "cite commands")
+    try:
+        report = check_project(pipeline, project, bibs, reference=reference, progress=update)
+    finally:
+        close()
+    for note in report.notes[:20]:
+        print(terminal_safe(f"  could not read: {note}"), file=sys.stderr)
+    print(terminal_safe(table(report)))
+    if args.json_out:
+        write_bytes(args.json_out, to_json(report).encode("utf-8"))
+    if args.markdown:
+        write_bytes(args.markdown, markdown(report, f"Citation check of {project.main.name}").encode("utf-8"))
+    return 1 if report.likely_wrong else 0
+
+
+def _fix(args: argparse.Namespace, project: Any, fixes: dict[str, str]) -> int:
+    from citefinder.check.draft import fix_project
+
+    changed = fix_project(project, fixes)
+    if not changed:
+        raise InputError(f"{', '.join(fixes)}: no such citation in {project.main.name}; nothing to replace.")
+    outputs = {i: (args.output if i == 0 and args.output else fixed_name(project.files[i].path)) for i in changed}
+    refuse_inputs([("the output", p) for p in outputs.values()],
+                  [("the draft" if i == 0 else "a file of the draft", f.path) for i, f in enumerate(project.files)])
+    for i, path in outputs.items():
+        write_bytes(path, project.files[i].encode(changed[i]))
+        print(f"wrote {path} ({project.files[i].path.name} with {', '.join(f'{a} -> {b}' for a, b in fixes.items())})")
+    return 0

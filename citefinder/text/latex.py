@@ -1,0 +1,420 @@
+"""LaTeX source read as LaTeX (pylatexenc), not with regular expressions: what is prose and what is
+not (comments, verbatim-like environments, ``\\verb``, the preamble, ``\\iffalse`` blocks), where each
+cite command and each of its keys is (optional arguments with nested braces, key lists spanning
+lines with comments in them), which files the document includes and which .bib files it names.
+
+Every position is a character offset into the text scanned, so a caller edits the source in place
+and leaves every other byte as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_CITE_BASE = (
+    "cite citep citet citealp citealt citeauthor citeyear citeyearpar citenum citetext autocite parencite "
+    "textcite footcite footcitetext smartcite supercite fullcite newcite shortcite citeA"
+).split()
+# natbib's and biblatex's capitalised forms (\Citet, \Textcite, ...) start a sentence
+CITE_COMMANDS = frozenset(_CITE_BASE + [c[0].upper() + c[1:] for c in _CITE_BASE])
+NOT_CITED = frozenset({"nocite"})  # parsed (its braces hold keys, not prose) but never a slot nor a citation
+VERBATIM_ENVIRONMENTS = frozenset(
+    "verbatim verbatim* Verbatim Verbatim* BVerbatim LVerbatim lstlisting minted comment filecontents "
+    "filecontents*".split()
+)
+INLINE_VERBATIM = frozenset({"verb", "lstinline", "mintinline"})
+# \input{f} \include{f} \subfile{f}; \import{dir}{f} and its kin take a folder first
+INCLUDES_ONE = frozenset({"input", "include", "subfile"})
+INCLUDES_TWO = frozenset({"import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"})
+BIBLIOGRAPHY = frozenset({"bibliography", "addbibresource", "addglobalbib", "nobibliography"})
+_PLACEHOLDER_KEY = re.compile(r"(?:\?+|TODO|TBD|XXX|CITATION|CITE|KEY)", re.IGNORECASE)
+
+
+def is_placeholder_key(key: str) -> bool:
+    """``?``, ``TODO``, ``XXX``, ... (and an empty key): "the reference goes here"."""
+    return not key.strip() or bool(_PLACEHOLDER_KEY.fullmatch(key.strip()))
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a cite command's key list: its text and where it is (an empty key list is one empty key)."""
+
+    text: str
+    start: int
+    end: int
+    comma: int = -1  # the comma before this key (-1 for the first)
+
+    @property
+    def placeholder(self) -> bool:
+        return is_placeholder_key(self.text)
+
+
+@dataclass(frozen=True)
+class Cite:
+    """A cite command: ``\\citep[see][p.~3]{a, ?}`` from ``start`` to ``end``; ``command`` is ``\\citep``
+    (with its star when given), ``keys`` its key list in order."""
+
+    start: int
+    end: int
+    command: str
+    keys: tuple[Key, ...]
+
+    @property
+    def placeholders(self) -> list[int]:
+        """Positions of the placeholder keys (``{a, ?, TODO}`` -> ``[1, 2]``; ``{}`` -> ``[0]``)."""
+        return [i for i, k in enumerate(self.keys) if k.placeholder]
+
+    @property
+    def cited(self) -> list[str]:
+        """The real keys it cites, in order."""
+        return [k.text for k in self.keys if not k.placeholder]
+
+
+@dataclass(frozen=True)
+class Include:
+    """``\\input{intro}`` and its kin: the command's span and the path as written (folder joined for ``\\import``)."""
+
+    start: int
+    end: int
+    command: str
+    path: str
+
+
+@dataclass(frozen=True)
+class LatexScan:
+    """What :func:`scan_latex` found. ``skipped`` spans are not prose: no slot and no context there."""
+
+    skipped: tuple[tuple[int, int], ...] = ()
+    cites: tuple[Cite, ...] = ()
+    includes: tuple[Include, ...] = ()
+    bibliographies: tuple[str, ...] = ()
+    body: tuple[int, int] | None = None  # between \begin{document} and \end{document}
+    title: str = ""
+    nocited: tuple[str, ...] = ()  # keys of \nocite (``*``: every entry)
+
+    def is_skipped(self, pos: int) -> bool:
+        return any(a <= pos < b for a, b in self.skipped)
+
+
+def _context_db() -> Any:
+    """pylatexenc's LaTeX context with the cite, include and verbatim commands this reader needs."""
+    from pylatexenc import latexwalker
+    from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
+
+    db = latexwalker.get_default_latex_context_db()
+    macros = [MacroSpec(name, "*[[{") for name in sorted(CITE_COMMANDS | NOT_CITED)]
+    macros += [MacroSpec(name, "{") for name in sorted(INCLUDES_ONE)]
+    macros += [MacroSpec(name, "*{{") for name in sorted(INCLUDES_TWO)]
+    macros += [MacroSpec("bibliography", "{"), MacroSpec("nobibliography", "{"),
+               MacroSpec("addbibresource", "[{"), MacroSpec("addglobalbib", "[{"), MacroSpec("title", "[{")]
+    macros += [MacroSpec("url", args_parser=_VerbatimBraces(1)), MacroSpec("path", args_parser=_VerbatimBraces(1)),
+               MacroSpec("href", args_parser=_VerbatimBraces(1)),
+               MacroSpec("lstinline", args_parser=_InlineCode(0)), MacroSpec("mintinline", args_parser=_InlineCode(1))]
+    environments = [EnvironmentSpec(name, args_parser=_VerbatimEnvironment(name))
+                    for name in sorted(VERBATIM_ENVIRONMENTS)]
+    db.add_context_category("citefinder", prepend=True, macros=macros, environments=environments)
+    return db
+
+
+class _Verbatim:
+    """Base of the argument readers below: they return pylatexenc's verbatim arguments."""
+
+    def __init__(self) -> None:
+        self.argspec = "{"
+
+    @staticmethod
+    def _node(w: Any, parsing_state: Any, start: int, end: int) -> Any:
+        from pylatexenc import latexwalker
+        from pylatexenc.macrospec import ParsedVerbatimArgs
+
+        chars = w.make_node(latexwalker.LatexCharsNode, parsing_state=parsing_state, chars=w.s[start:end],
+                            pos=start, len=end - start)
+        return ParsedVerbatimArgs(verbatim_chars_node=chars)
+
+
+def _brace_end(s: str, pos: int) -> int:
+    """Index after the ``}`` closing the ``{`` at ``pos`` (braces counted, nothing else), or len(s)."""
+    depth = 0
+    for i in range(pos, len(s)):
+        if s[i] == "{" and (i == 0 or s[i - 1] != "\\"):
+            depth += 1
+        elif s[i] == "}" and s[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(s)
+
+
+def _skip_space(s: str, pos: int) -> int:
+    while pos < len(s) and s[pos] in " \t":
+        pos += 1
+    return pos
+
+
+class _VerbatimBraces(_Verbatim):
+    """``\\url{http://x/a%20b}``: the first ``n`` brace groups are read as they are (a % is no comment)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def parse_args(self, w: Any, pos: int, parsing_state: Any = None) -> tuple[Any, int, int]:
+        start = end = pos
+        for _ in range(self.n):
+            at = _skip_space(w.s, end)
+            if at >= len(w.s) or w.s[at] != "{":
+                break
+            end = _brace_end(w.s, at)
+        return self._node(w, parsing_state, start, end), pos, end - pos
+
+
+class _InlineCode(_Verbatim):
+    """``\\lstinline|x|``, ``\\lstinline[opts]{x}``, ``\\mintinline{lang}{x}``: code, not prose."""
+
+    def __init__(self, braces_before: int) -> None:
+        super().__init__()
+        self.braces_before = braces_before
+
+    def parse_args(self, w: Any, pos: int, parsing_state: Any = None) -> tuple[Any, int, int]:
+        s, at = w.s, _skip_space(w.s, pos)
+        if at < len(s) and s[at] == "[":
+            close = s.find("]", at)
+            at = _skip_space(s, close + 1 if close >= 0 else len(s))
+        for _ in range(self.braces_before):
+            if at < len(s) and s[at] == "{":
+                at = _skip_space(s, _brace_end(s, at))
+        if at >= len(s):
+            end = at
+        elif s[at] == "{":
+            end = _brace_end(s, at)
+        else:
+            close = s.find(s[at], at + 1)
+            end = close + 1 if close >= 0 else len(s)
+        return self._node(w, parsing_state, pos, end), pos, end - pos
+
+
+class _VerbatimEnvironment(_Verbatim):
+    """``\\begin{lstlisting} ... \\end{lstlisting}`` (and ``comment``, ``minted``, ...): read to its end as is."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.end_text = "\\end{" + name + "}"
+
+    def parse_args(self, w: Any, pos: int, parsing_state: Any = None) -> tuple[Any, int, int]:
+        end = w.s.find(self.end_text, pos)
+        end = len(w.s) if end < 0 else end  # an environment never closed runs to the end, as in LaTeX
+        return self._node(w, parsing_state, pos, end), pos, end - pos
+
+
+@lru_cache(maxsize=1)
+def _db() -> Any:
+    return _context_db()
+
+
+@lru_cache(maxsize=16)
+def scan_latex(text: str) -> LatexScan:
+    """Read ``text`` as LaTeX; a parse that fails (pylatexenc on broken input) gives a scan of comments only.
+
+    Cached (the app finds the slots of the same draft on every rerun; a scan is immutable)."""
+    from pylatexenc import latexwalker
+
+    try:
+        walker = latexwalker.LatexWalker(text, latex_context=_db(), tolerant_parsing=True)
+        nodes, _, _ = walker.get_latex_nodes()
+    except Exception as e:  # noqa: BLE001 - a parser failure must not lose the draft: fall back to comments only
+        log.warning("LaTeX could not be parsed (%s: %s); reading comments only", type(e).__name__, e)
+        return LatexScan(skipped=tuple(_comment_spans(text)))
+    found = _Found(text)
+    found.walk(nodes)
+    return found.result()
+
+
+_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+
+
+def _comment_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _COMMENT.finditer(text)]
+
+
+class _Found:
+    """What a walk over pylatexenc's nodes collects."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.skipped: list[tuple[int, int]] = []
+        self.cites: list[Cite] = []
+        self.includes: list[Include] = []
+        self.bibliographies: list[str] = []
+        self.body: tuple[int, int] | None = None
+        self.title = ""
+        self.nocited: list[str] = []
+
+    def result(self) -> LatexScan:
+        skipped = list(self.skipped)
+        if self.body is not None:
+            skipped += [(0, self.body[0]), (self.body[1], len(self.text))]
+        return LatexScan(_merge(skipped), tuple(sorted(self.cites, key=lambda c: c.start)), tuple(self.includes),
+                         tuple(self.bibliographies), self.body, self.title, tuple(self.nocited))
+
+    def walk(self, nodes: Any) -> None:
+        from pylatexenc import latexwalker as lw
+
+        nodes = [n for n in nodes or () if n is not None]
+        i = 0
+        while i < len(nodes):
+            n = nodes[i]
+            if isinstance(n, lw.LatexMacroNode) and n.macroname == "iffalse":
+                j = next((j for j in range(i + 1, len(nodes)) if isinstance(nodes[j], lw.LatexMacroNode)
+                          and nodes[j].macroname == "fi"), None)
+                end = nodes[j].pos + nodes[j].len if j is not None else nodes[-1].pos + nodes[-1].len
+                self.skipped.append((n.pos, end))
+                i = (j if j is not None else len(nodes) - 1) + 1
+                continue
+            self.node(n)
+            i += 1
+
+    def node(self, n: Any) -> None:
+        from pylatexenc import latexwalker as lw
+
+        if isinstance(n, lw.LatexCommentNode):
+            self.skipped.append(self._comment(n))
+        elif isinstance(n, lw.LatexEnvironmentNode):
+            if n.environmentname in VERBATIM_ENVIRONMENTS:
+                self.skipped.append((n.pos, n.pos + n.len))
+                return
+            if n.environmentname == "document" and self.body is None:
+                start = self.text.find("}", n.pos) + 1
+                close = "\\end{document}"
+                end = n.pos + n.len - len(close) if self.text.startswith(close, n.pos + n.len - len(close)) else (
+                    n.pos + n.len)
+                self.body = (start, end)
+            self.args(n)
+            self.walk(n.nodelist)
+        elif isinstance(n, lw.LatexMacroNode):
+            self.macro(n)
+        elif isinstance(n, (lw.LatexGroupNode, lw.LatexMathNode)):
+            self.walk(n.nodelist)
+
+    def _comment(self, n: Any) -> tuple[int, int]:
+        """A comment from ``%`` to its line's end; a line holding only a comment goes with its line break."""
+        start, end = n.pos, n.pos + 1 + len(n.comment)
+        line_start = self.text.rfind("\n", 0, start) + 1
+        if not self.text[line_start:start].strip():
+            if self.text.startswith("\r\n", end):
+                end += 2
+            elif self.text.startswith("\n", end):
+                end += 1
+        return start, end
+
+    def args(self, n: Any) -> None:
+        argd = getattr(n, "nodeargd", None)
+        if argd is not None and getattr(argd, "argnlist", None):
+            self.walk(argd.argnlist)
+
+    def macro(self, n: Any) -> None:
+        name = n.macroname
+        if name in INLINE_VERBATIM:
+            self.skipped.append((n.pos, n.pos + n.len))
+            return
+        if name in ("url", "path"):
+            return  # read as is: its % is no comment, and it holds no cite
+        groups = self._groups(n)
+        if name in CITE_COMMANDS or name in NOT_CITED:
+            if groups and name in CITE_COMMANDS:
+                star = "*" if n.nodeargd.argnlist and n.nodeargd.argnlist[0] is not None else ""
+                self.cites.append(Cite(n.pos, n.pos + n.len, f"\\{name}{star}", self._keys(groups[-1])))
+            elif groups:
+                self.nocited += [k.text for k in self._keys(groups[-1]) if k.text]
+            return
+        if name in INCLUDES_ONE and groups:
+            self.includes.append(Include(n.pos, n.pos + n.len, name, self._inner(groups[0]).strip()))
+            return
+        if name in INCLUDES_TWO and len(groups) >= 2:
+            folder, file = self._inner(groups[0]).strip(), self._inner(groups[1]).strip()
+            path = f"{folder.rstrip('/')}/{file}" if folder else file
+            self.includes.append(Include(n.pos, n.pos + n.len, name, path))
+            return
+        if name in BIBLIOGRAPHY and groups:
+            self.bibliographies += [b.strip() for b in self._inner(groups[-1]).split(",") if b.strip()]
+            return
+        if name == "title" and groups and not self.title:
+            self.title = self._inner(groups[-1])
+        self.args(n)
+
+    def _groups(self, n: Any) -> list[Any]:
+        """The macro's ``{...}`` arguments given in braces (``\\cite c`` has none: it is no cite command)."""
+        from pylatexenc import latexwalker as lw
+
+        argd = getattr(n, "nodeargd", None)
+        args = getattr(argd, "argnlist", None) or []
+        spec = getattr(argd, "argspec", "") or ""
+        return [a for a, s in zip(args, spec, strict=False)
+                if s == "{" and isinstance(a, lw.LatexGroupNode) and a.delimiters == ("{", "}")]
+
+    def _inner(self, group: Any) -> str:
+        return self.text[group.pos + 1 : group.pos + group.len - 1]
+
+    def _keys(self, group: Any) -> tuple[Key, ...]:
+        """The keys of a ``{...}`` key list, split at commas outside comments, each with its span."""
+        from pylatexenc import latexwalker as lw
+
+        start, end = group.pos + 1, group.pos + group.len - 1
+        comments = [self._comment(c) for c in group.nodelist or () if isinstance(c, lw.LatexCommentNode)]
+        keys: list[Key] = []
+        item: list[int] = []  # positions of the current key's characters
+        comma = -1
+        pos = start
+        while pos <= end:
+            inside = next((b for a, b in comments if a <= pos < b), None)
+            if inside is not None:
+                pos = inside
+                continue
+            if pos == end or self.text[pos] == ",":
+                chars = [p for p in item if not self.text[p].isspace()]
+                a, b = (chars[0], chars[-1] + 1) if chars else ((item[0], item[0]) if item else (pos, pos))
+                keys.append(Key(self.text[a:b], a, b, comma))
+                comma, item = pos, []
+            else:
+                item.append(pos)
+            pos += 1
+        return tuple(keys)
+
+
+def _merge(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(s for s in spans if s[1] > s[0]):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return tuple(out)
+
+
+def parse_cite(text: str, start: int, end: int) -> Cite | None:
+    """The cite command spanning ``text[start:end]`` (positions in ``text``), or None when it is not one."""
+    scan = scan_latex(text[start:end])
+    cite = next((c for c in scan.cites if c.start == 0 and c.end == end - start), None)
+    if cite is None:
+        return None
+    keys = tuple(Key(k.text, k.start + start, k.end + start, k.comma + start if k.comma >= 0 else -1)
+                 for k in cite.keys)
+    return Cite(start, end, cite.command, keys)
+
+
+def prose(text: str, scan: LatexScan | None = None) -> str:
+    """The document's readable part: its title, then its body with comments, verbatim and the preamble left
+    out (what a draft's topic is read from; never the ``\\documentclass`` and ``\\usepackage`` lines)."""
+    scan = scan if scan is not None else scan_latex(text)
+    out, pos = [], 0
+    for a, b in scan.skipped:
+        out.append(text[pos:a])
+        pos = max(pos, b)
+    out.append(text[pos:])
+    body = "".join(out)
+    return f"{scan.title}.\n\n{body}" if scan.title.strip() else body

@@ -1,0 +1,203 @@
+"""A LaTeX project read whole: the main file with every ``\\input``/``\\include``/``\\subfile``/``\\import``
+inlined where LaTeX reads it (commented-out ones skipped), the .bib files it names, and the way back
+from a position in the whole to a file and a position in it, so that each file is written back in its
+own encoding and line endings with only its placeholders changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from citefinder.errors import InputError
+from citefinder.text.decode import binary_kind, decode_keeping_encoding
+from citefinder.text.fill import SlotKeys, fill_draft
+from citefinder.text.latex import scan_latex
+from citefinder.types import Slot
+
+log = logging.getLogger(__name__)
+
+MAX_FILES = 500
+MAX_FILE_BYTES = 20 * 1024 * 1024
+# \input and \include name a path from the main file's folder (where LaTeX runs); \subfile and \subimport
+# from the including file's folder; \import{dir}{file} from the main file's folder.
+_FROM_INCLUDING = frozenset({"subfile", "subimport", "subinputfrom", "subincludefrom"})
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file of a project as read: its text and what writes it back byte for byte."""
+
+    path: Path
+    text: str
+    encoding: str
+    bom: bytes = b""
+
+    def encode(self, text: str) -> bytes:
+        """``text`` in this file's encoding (a key the encoding cannot write is an InputError)."""
+        try:
+            return self.bom + text.encode(self.encoding)
+        except UnicodeEncodeError as e:
+            raise InputError(f"{self.path.name} is written in {self.encoding}, which cannot hold "
+                             f"{text[e.start:e.end]!r}; use keys of plain letters and digits.") from e
+
+
+@dataclass(frozen=True)
+class Segment:
+    """``text[start:end]`` of the project is ``files[file].text[offset:offset + end - start]``."""
+
+    start: int
+    end: int
+    file: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class Project:
+    """The document as LaTeX reads it (``text``) and the files it came from."""
+
+    files: tuple[SourceFile, ...]
+    text: str
+    segments: tuple[Segment, ...]
+    missing: tuple[str, ...] = ()  # included files that could not be read, with why
+    bibliographies: tuple[Path, ...] = ()  # the .bib files \bibliography / \addbibresource name
+    latex: bool = True
+
+    @property
+    def main(self) -> Path:
+        return self.files[0].path
+
+    def locate(self, pos: int) -> tuple[int, int]:
+        """(file index, position in that file) of ``pos`` in :attr:`text`."""
+        for seg in self.segments:
+            if seg.start <= pos < seg.end or (pos == seg.end and seg is self.segments[-1]):
+                return seg.file, seg.offset + pos - seg.start
+        raise ValueError(f"position {pos} is in no file")
+
+    def line(self, pos: int) -> tuple[Path, int]:
+        """The file and 1-based line of ``pos`` in :attr:`text`."""
+        i, at = self.locate(pos)
+        return self.files[i].path, self.files[i].text.count("\n", 0, at) + 1
+
+    def file_slots(self, slots: Sequence[Slot]) -> dict[int, list[Slot]]:
+        """The slots of each file, with their spans in that file's own text."""
+        out: dict[int, list[Slot]] = {}
+        for slot in slots:
+            i, at = self.locate(slot.start)
+            out.setdefault(i, []).append(replace(slot, start=at, end=at + slot.end - slot.start))
+        return out
+
+    def fill(self, slots: Sequence[Slot], keys: SlotKeys, *, command: str = "\\cite") -> dict[int, str]:
+        """file index -> that file's text with its slots filled, for every file that changed."""
+        out = {}
+        for i, own in self.file_slots(slots).items():
+            filled = fill_draft(self.files[i].text, own, keys, command=command)
+            if filled != self.files[i].text:
+                out[i] = filled
+        return out
+
+
+def read_source(path: Path) -> SourceFile:
+    """A text file of the project, decoded (InputError when it cannot be read or is not text)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"{path.name} is {size / 2**20:.0f} MB, larger than a LaTeX file can be here.")
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"Cannot read {path}: {e.strerror or e}") from e
+    kind = binary_kind(data[:65536])
+    if kind:
+        raise InputError(f"{path.name} is {kind}, not a LaTeX or text file.")
+    text, encoding, bom = decode_keeping_encoding(data)
+    return SourceFile(path, text, encoding, bom)
+
+
+def read_project(main: Path, *, latex: bool | None = None) -> Project:
+    """``main`` and the files it includes, inlined. ``latex`` defaults to: the file is ``.tex``; a
+    text file that is not LaTeX is a project of one file."""
+    main = main.expanduser().resolve()
+    first = read_source(main)
+    if latex is None:
+        latex = main.suffix.lower() in (".tex", ".ltx", ".latex")
+    if not latex:
+        return Project((first,), first.text, (Segment(0, len(first.text), 0, 0),), latex=False)
+    reader = _Reader(main)
+    reader.add(first)
+    reader.inline(0, 0, len(first.text), depth=0)
+    text = "".join(reader.pieces)
+    return Project(tuple(reader.files), text, tuple(reader.segments), tuple(reader.missing),
+                   tuple(reader.bibliographies), latex=True)
+
+
+class _Reader:
+    def __init__(self, main: Path) -> None:
+        self.root = main.parent
+        self.files: list[SourceFile] = []
+        self.pieces: list[str] = []
+        self.segments: list[Segment] = []
+        self.missing: list[str] = []
+        self.bibliographies: list[Path] = []
+        self.length = 0
+
+    def add(self, source: SourceFile) -> int:
+        self.files.append(source)
+        return len(self.files) - 1
+
+    def emit(self, file: int, start: int, end: int) -> None:
+        if end > start:
+            self.pieces.append(self.files[file].text[start:end])
+            self.segments.append(Segment(self.length, self.length + end - start, file, start))
+            self.length += end - start
+
+    def inline(self, file: int, start: int, end: int, depth: int) -> None:
+        """Emit ``files[file].text[start:end]`` with every include in it replaced by the included file."""
+        source = self.files[file]
+        scan = scan_latex(source.text)
+        for bib in scan.bibliographies:
+            path = self.root / bib
+            path = path if path.suffix.lower() == ".bib" else path.with_name(path.name + ".bib")
+            if path.resolve() not in self.bibliographies:
+                self.bibliographies.append(path.resolve())
+        pos = start
+        for inc in scan.includes:
+            if inc.start < start or inc.end > end or (scan.is_skipped(inc.start) and not _in_preamble(scan, inc.start)):
+                continue
+            target = self._resolve(inc.path, source.path.parent, inc.command)
+            if target is None:
+                self.missing.append(f"{source.path.name}: \\{inc.command}{{{inc.path}}}: no such file")
+                continue
+            if any(f.path == target for f in self.files) or depth >= 20 or len(self.files) >= MAX_FILES:
+                self.missing.append(f"{source.path.name}: \\{inc.command}{{{inc.path}}}: included again "
+                                    "(a loop?); read once")
+                continue
+            try:
+                child = self.add(read_source(target))
+            except InputError as e:
+                self.missing.append(f"{source.path.name}: \\{inc.command}{{{inc.path}}}: {e}")
+                continue
+            self.emit(file, pos, inc.start)
+            text = self.files[child].text
+            body = scan_latex(text).body if inc.command == "subfile" else None
+            a, b = body if body is not None else (0, len(text))
+            self.inline(child, a, b, depth + 1)
+            pos = inc.end
+        self.emit(file, pos, end)
+
+    def _resolve(self, name: str, here: Path, command: str) -> Path | None:
+        """The file ``name`` stands for: from the main folder (or the including file's, for \\subfile and
+        \\subimport; the other is tried next), ``.tex`` added when it has no such file."""
+        bases = [here, self.root] if command in _FROM_INCLUDING else [self.root, here]
+        for base in dict.fromkeys(bases):
+            for candidate in (base / name, base / f"{name}.tex"):
+                if candidate.is_file():
+                    return candidate.resolve()
+        return None
+
+
+def _in_preamble(scan: object, pos: int) -> bool:
+    """An include in the preamble is read (it may name the .bib), though the preamble is not prose."""
+    body = getattr(scan, "body", None)
+    return body is not None and pos < body[0]

@@ -1,0 +1,143 @@
+"""The Check view: upload a LaTeX draft and its .bib, see for every cited key whether it fits its context
+(and what fits better), replace a key in one click, and download the corrected .tex.
+
+The .bib is saved under the library folder (``paired/<hash>/``, as the Cite page pairs one) with a
+library of its own linked to it. Replacements are kept per citation and applied to the uploaded bytes'
+text, so the download differs from the upload only at the replaced keys, in the upload's encoding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from citefinder.check.draft import CheckReport, check_project
+from citefinder.check.model import DOUBTFUL, FITS, WRONG
+from citefinder.check.report import markdown, to_json
+from citefinder.config import Settings
+from citefinder.errors import CitefinderError
+from citefinder.library.link import link_file, linked_files, sync_all
+from citefinder.pipeline.pipeline import Pipeline
+from citefinder.text.citations import find_citations, replace_keys
+from citefinder.text.decode import decode_keeping_encoding
+from citefinder.text.project import Project, Segment, SourceFile
+from citefinder.ui import resources
+from citefinder.ui.markdown import escape_markdown
+from citefinder.ui.render import error_box
+
+TEX = "check_tex_upload"
+BIB = "check_bib_upload"
+RUN = "check_run"  # CheckRun of the last "Check citations"
+BADGE = {FITS: ":green[fits]", DOUBTFUL: ":orange[doubtful]", WRONG: ":red[likely wrong]"}
+
+
+@dataclass
+class CheckRun:
+    """One check: the uploaded draft as read, the report, and the keys the user replaced (citation -> key)."""
+
+    name: str
+    source: SourceFile
+    report: CheckReport
+    fixes: dict[int, str] = field(default_factory=dict)
+
+    def corrected(self) -> bytes:
+        citations = find_citations(self.source.text)
+        return self.source.encode(replace_keys(self.source.text, citations, self.fixes))
+
+
+def uploaders() -> None:
+    left, right = st.columns(2)
+    left.file_uploader("Your LaTeX draft (.tex)", type=["tex"], key=TEX,
+                       help="The file with \\cite{...} commands. Files it \\input are not read here: check them one "
+                            "by one, or run `citefinder check main.tex` on the whole project.")
+    right.file_uploader("Its bibliography (.bib or CSL-JSON)", type=["bib", "json"], key=BIB,
+                        help="The .bib your draft cites from; a library is built from it once.")
+
+
+def _bib_settings(settings: Settings, name: str, data: bytes) -> tuple[Settings, Path]:
+    """Settings of the library kept for this .bib under the library folder, and the saved .bib."""
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    folder = Path(settings.library) / "paired" / digest
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = folder / ("refs.json" if name.lower().endswith(".json") else "refs.bib")
+    if not saved.exists():
+        saved.write_bytes(data)
+    return settings.model_copy(update={"library": folder / "library", "collection": f"paired-{digest}"}), saved
+
+
+def run_check(settings: Settings) -> None:
+    """Check the uploaded draft against the uploaded .bib; the result goes into the session."""
+    tex, bib = st.session_state.get(TEX), st.session_state.get(BIB)
+    if tex is None or bib is None:
+        st.warning("Upload the .tex and its .bib first.")
+        return
+    text, encoding, bom = decode_keeping_encoding(tex.getvalue())
+    source = SourceFile(Path(tex.name), text, encoding, bom)
+    project = Project((source,), text, (Segment(0, len(text), 0, 0),))
+    try:
+        paired, saved = _bib_settings(settings, bib.name, bib.getvalue())
+        library = resources.get_library(paired)
+        with st.spinner(f"Reading {bib.name}..."):
+            reports = [link_file(library, saved)] if saved.resolve() not in linked_files(library) else sync_all(library)
+        for r in reports:
+            if r.failures:
+                st.warning(f"{len(r.failures)} entries of {bib.name} could not be read; the others are used.")
+        pipeline = Pipeline(paired, library, reranker=resources.get_reranker(settings))
+        bar = st.progress(0.0, text="Checking citations...")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / max(1, total), text=f"Checking citations: {done} of {total} cite commands")
+
+        report = check_project(pipeline, project, [saved], progress=progress)
+        bar.empty()
+    except CitefinderError as e:
+        error_box(e)
+        return
+    st.session_state[RUN] = CheckRun(tex.name, source, report)
+
+
+def show(run: CheckRun) -> None:
+    report = run.report
+    n = len(report.citations)
+    wrong, doubtful = len(report.likely_wrong), len(report.doubtful)
+    st.markdown(f"**{n} citations** checked against {report.library_size} papers in {report.elapsed_s:.1f} s: "
+                f"{n - wrong - doubtful} fit, {BADGE[DOUBTFUL]} {doubtful}, {BADGE[WRONG]} {wrong}.")
+    rows = [{"#": c.index + 1, "line": c.line, "key": c.key, "verdict": c.verdict, "fit": round(c.probability, 2),
+             "rank": f"{c.rank}/{c.ranked}" if c.rank else "-",
+             "better fit": (c.alternatives[0].key or c.alternatives[0].title) if c.alternatives else "",
+             "now": run.fixes.get(c.index, "")} for c in report.citations]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    flagged = [c for c in report.citations if c.verdict != FITS]
+    if flagged:
+        st.subheader("To look at")
+    for c in flagged:
+        with st.container(border=True):
+            st.markdown(f"**{escape_markdown(c.key)}** · line {c.line} · {BADGE[c.verdict]} "
+                        f"(fit {c.probability:.2f}; {escape_markdown(c.reason)})")
+            st.caption(escape_markdown(c.sentence))
+            if c.index in run.fixes:
+                st.success(f"Replaced by {run.fixes[c.index]} in the corrected draft.")
+            for a in c.alternatives:
+                line = (f"Better fit: **{escape_markdown(a.title)}** ({a.year or 'n.d.'}) · fit {a.probability:.2f} · "
+                        f"{escape_markdown(a.evidence)}")
+                left, right = st.columns([5, 2])
+                left.markdown(line)
+                if a.key and right.button(f"Replace with {a.key}", key=f"check-fix-{c.index}-{a.doc_id}"):
+                    run.fixes[c.index] = a.key
+                    st.rerun()
+    if report.problems:
+        st.subheader("The .bib")
+        for p in report.problems:
+            st.markdown(f"- *{escape_markdown(p.kind)}*: {escape_markdown(p.message)}")
+    stem = Path(run.name).stem
+    left, mid, right = st.columns(3)
+    left.download_button("Download corrected .tex", run.corrected(), file_name=f"{stem}.fixed.tex",
+                         mime="text/x-tex", disabled=not run.fixes, icon=":material/download:")
+    mid.download_button("Download report (.md)", markdown(report, f"Citation check of {run.name}"),
+                        file_name=f"{stem}.check.md", mime="text/markdown")
+    right.download_button("Download results (.json)", to_json(report), file_name=f"{stem}.check.json",
+                          mime="application/json")

@@ -1,0 +1,107 @@
+"""Three ways a library's files get damaged on disk, each named in one line and repaired from what the
+stored papers allow (issue 21): a half-truncated HNSW segment ("Error finding id"), a half-truncated
+index_metadata.pickle (what a full disk during Chroma's compaction leaves: "Error sending backfill
+request to compactor"), and a half-truncated embedding queue ("database disk image is malformed").
+Real Chroma, bm25s and MiniLM, the CLI run in its own process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import citefinder
+from citefinder.config import Settings
+from citefinder.library import faults
+from citefinder.library.store import Library
+from citefinder.types import Paper
+
+pytestmark = pytest.mark.slow
+ROOT = Path(citefinder.__file__).resolve().parents[1]  # the code under test, also in the CLI's process
+CLI = "import sys; from citefinder.cli.main import main; sys.exit(main())"
+QUERY = "Paper 17 on topic 3 and retrieval [CITATION]"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-c", CLI, *args], env=env, capture_output=True, text=True, timeout=600,
+                          cwd="/")
+
+
+def _papers(n: int) -> list[Paper]:
+    return [Paper(f"p{i}", f"Paper {i} on topic {i % 7} and retrieval", authors=(f"A{i} Smith",), year=2000 + i % 20)
+            for i in range(n)]
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory) -> Path:
+    """A library of 1,200 papers whose vectors Chroma flushed into its HNSW segment folder."""
+    folder = tmp_path_factory.mktemp("damage") / "lib"
+    Library.open(Settings(library=folder)).add_papers(_papers(1200))
+    import chromadb
+
+    chromadb.api.client.SharedSystemClient.clear_system_cache()
+    return folder
+
+
+def _halve(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+@pytest.mark.parametrize(("victim", "said"), [("data_level0.bin", "Error finding id"),
+                                              ("index_metadata.pickle", "backfill request to compactor")])
+def test_a_damaged_vector_index_is_named_and_rebuilt(embedded, tmp_path, victim, said):
+    folder = tmp_path / "lib"
+    shutil.copytree(embedded, folder)
+    (segment,) = [d for d in (folder / "chroma").iterdir() if d.is_dir()]
+    _halve(segment / victim)
+
+    out = _cli("find", QUERY, "--library", str(folder))
+    assert out.returncode == 2, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: Chroma's vector index of the library") and said in last
+    assert "citefinder library repair" in last and "unexpected" not in last
+
+    out = _cli("library", "repair", "--library", str(folder))
+    assert out.returncode == 0, out.stderr
+    assert "vector index was damaged" in out.stdout and "moved it aside" in out.stdout
+    assert "the library is consistent" in out.stdout and "holds 1200 papers (0 awaiting vectors)" in out.stdout
+    out = _cli("find", QUERY, "--library", str(folder), "--json")
+    assert out.returncode == 0, out.stderr
+    assert '"doc_id": "p17"' in out.stdout
+
+
+def test_a_damaged_embedding_queue_is_named_and_what_it_holds_is_kept(tmp_path):
+    folder = tmp_path / "lib"
+    Library.open(Settings(library=folder)).add_papers(_papers(1200), defer_embedding=True)
+    _halve(folder / "pending.sqlite")
+
+    out = _cli("library", "stats", "--library", str(folder))
+    assert out.returncode == 2
+    last = out.stderr.strip().splitlines()[-1]
+    assert "The embedding queue" in last and "is damaged (database disk image is malformed)" in last
+    assert "citefinder library repair" in last
+
+    out = _cli("library", "repair", "--library", str(folder))
+    assert out.returncode == 0, out.stderr
+    assert "the embedding queue pending.sqlite was damaged" in out.stdout
+    kept = int(out.stdout.split("a new one holds the ")[1].split()[0])
+    assert 400 < kept < 1200  # the rows of the half that is left
+    assert (folder / "pending.sqlite.damaged").is_file()
+    assert f"holds {kept} papers ({kept} awaiting vectors)" in out.stdout
+    assert _cli("library", "embed", "--library", str(folder)).returncode == 0
+    lib = Library.open(Settings(library=folder))
+    assert (lib.count(), lib.pending_count(), lib.embedded_count()) == (kept, 0, kept)
+
+
+def test_fault_kinds():
+    assert faults.classify(RuntimeError("Error executing plan: Internal error: Error finding id")) == \
+        faults.DAMAGED_INDEX
+    assert faults.classify(RuntimeError("Error sending backfill request to compactor: No space left on device")) == \
+        faults.DISK_FULL
+    assert faults.classify(RuntimeError("database disk image is malformed")) == faults.DAMAGED_FILE
+    assert not faults.is_environmental(RuntimeError("Error finding id"))  # a lost vector is still re-checked
