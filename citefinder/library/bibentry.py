@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from citefinder.types import Paper
 
 _HEAD = re.compile(r"@\s*(?P<type>[A-Za-z]+)\s*(?P<open>[{(])\s*(?P<key>[^,\s{}]*)")
 _MACRO = re.compile(r"""(?:=|#)\s*([^\d\s"#%'(),={}][^\s"#%'(),={}]*)""")
@@ -192,3 +194,14 @@ def join_export(items: Iterable[EntryParts]) -> str:
     parents = late + [p for p in parents if entry_key(p) not in own]
     blocks = strings + entries + parents
     return SEPARATOR.join(b.strip("\n") for b in blocks) + "\n" if blocks else ""
+
+
+def adopted(stored: Paper, duplicate: Paper) -> Paper:
+    """``stored`` with the key (and, from a .bib, the entry text, its place and file) of ``duplicate``."""
+    if duplicate.bibtex:
+        return replace(stored, key=duplicate.key or stored.key, bibtex=duplicate.bibtex, position=duplicate.position,
+                       source=duplicate.source)
+    if not duplicate.key:
+        return stored
+    text = with_key(stored.bibtex, duplicate.key) if stored.bibtex else None
+    return replace(stored, key=duplicate.key, bibtex=text)
