@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from citefinder.errors import InputError
 from citefinder.text.slots import MARKER_RE, placeholder_keys
@@ -31,9 +31,19 @@ def normalize_command(command: str | None) -> str:
     return "\\" + m.group(1)
 
 
-def fill_draft(text: str, slots: Sequence[Slot], keys: dict[int, str], *, command: str = DEFAULT_COMMAND) -> str:
-    """``text`` with the marker of every slot in ``keys`` (slot.index -> bib key) replaced; slots
-    without a key are left as they are.
+Keys = Mapping[int, "str | Sequence[str]"]
+
+
+def keys_of(value: str | Sequence[str] | None) -> list[str]:
+    """A slot's keys: one key, or several in the order cited (each once)."""
+    if not value:
+        return []
+    return [value] if isinstance(value, str) else list(dict.fromkeys(k for k in value if k))
+
+
+def fill_draft(text: str, slots: Sequence[Slot], keys: Keys, *, command: str = DEFAULT_COMMAND) -> str:
+    """``text`` with the marker of every slot in ``keys`` (slot.index -> bib key, or several keys: one
+    slot citing several papers, ``\\cite{a,b}``) replaced; slots without a key are left as they are.
 
     A slot written with a cite command keeps it (``\\citet{?}`` -> ``\\citet{key}``; other keys and
     optional arguments of that command stay); a plain marker becomes ``command{key}``.
@@ -74,17 +84,17 @@ def fill_draft(text: str, slots: Sequence[Slot], keys: dict[int, str], *, comman
     return filled
 
 
-def _plain_run(run: list[Slot], keys: dict[int, str], command: str) -> list[tuple[int, int, str]]:
+def _plain_run(run: list[Slot], keys: Keys, command: str) -> list[tuple[int, int, str]]:
     """One ``command{a,b}`` over a run of adjacent markers all filled, else one command per filled marker."""
     if not run:
         return []
     if len(run) > 1 and all(keys.get(s.index) for s in run):
-        joined = ",".join(dict.fromkeys(keys[s.index] for s in run))
+        joined = ",".join(dict.fromkeys(k for s in run for k in keys_of(keys[s.index])))
         return [(run[0].start, run[-1].end, f"{command}{{{joined}}}")]
-    return [(s.start, s.end, f"{command}{{{keys[s.index]}}}") for s in run if keys.get(s.index)]
+    return [(s.start, s.end, f"{command}{{{','.join(keys_of(keys[s.index]))}}}") for s in run if keys.get(s.index)]
 
 
-def _command_edit(text: str, group: list[Slot], keys: dict[int, str]) -> tuple[int, int, str] | None:
+def _command_edit(text: str, group: list[Slot], keys: Keys) -> tuple[int, int, str] | None:
     """The cite command of ``group`` with its placeholders replaced by the slots' keys (in order)."""
     if not any(keys.get(s.index) for s in group):
         return None
@@ -97,20 +107,20 @@ def _command_edit(text: str, group: list[Slot], keys: dict[int, str]) -> tuple[i
     out: list[str] = []
     seen: set[str] = {item.strip() for i, item in enumerate(items) if i not in fills}
     for i, item in enumerate(items):
-        key = fills.get(i)
-        if not key:
+        fill = [k for k in keys_of(fills.get(i)) if k not in seen]  # the same paper twice in one command: once
+        if not fills.get(i):
             out.append(item)
-        elif key not in seen:  # the same paper twice in one command is cited once
-            seen.add(key)
+        elif fill:
+            seen.update(fill)
             lead = item[: len(item) - len(item.lstrip())]
             trail = item[len(item.rstrip()) :]
-            out.append(f"{lead}{key}{trail}")
+            out.append(f"{lead}{','.join(fill)}{trail}")
     body = ",".join(out)
     a, b = m.span("keys")
     return start, end, f"{text[start:a]}{body}{text[b:end]}"
 
 
-def unfilled_report(slots: Sequence[Slot], keys: dict[int, str], width: int = 100) -> list[str]:
+def unfilled_report(slots: Sequence[Slot], keys: Keys, width: int = 100) -> list[str]:
     """One line per slot left unfilled: its number and the sentence it sits in (shortened)."""
     lines = []
     for slot in sorted(slots, key=lambda s: s.index):
