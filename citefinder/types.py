@@ -218,11 +218,19 @@ class Selection:
     confidence: float = 0.0
     method: str = ""  # "llm", "rerank-threshold", "manual"
     reasoning: str = ""
+    # further papers the slot cites with ``paper`` (``\\cite{a,b}``), when the engine proposes several
+    also: tuple[Paper, ...] = ()
+
+    @property
+    def papers(self) -> tuple[Paper, ...]:
+        """Every paper selected for the slot, in cite order."""
+        return ((self.paper,) + self.also) if self.paper is not None else ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "paper": self.paper.to_dict() if self.paper else None,
+            "also": [p.to_dict() for p in self.also],
             "confidence": round(self.confidence, 4),
             "method": self.method,
             "reasoning": self.reasoning,

@@ -8,6 +8,7 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable
 
@@ -66,31 +67,36 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total))
     finally:
         close()
-    chosen = {r.slot.index: r.selection.paper for r in results
-              if r.slot is not None and r.selection.status == "found" and r.selection.paper}
+    # each slot's papers in cite order: the engine's pick, and a second paper when it proposes one
+    chosen = {r.slot.index: list(r.selection.papers) for r in results
+              if r.slot is not None and r.selection.status == "found" and r.selection.papers}
     slots = [r.slot for r in results if r.slot is not None]
+    slot_keys: dict[int, list[str]]
     if bib_keys is not None:
-        slot_keys = {i: p.key for i, p in chosen.items() if p.key in bib_keys}
+        slot_keys = {i: own for i, ps in chosen.items() if (own := [p.key for p in ps if p.key and p.key in bib_keys])}
         for i in sorted(set(chosen) - set(slot_keys)):
             print(f"  slot {i + 1}: the chosen paper has no key in {args.bib.name}; left unfilled", file=sys.stderr)
         filled_path = args.output or args.filled or cited_name(args.draft)
     else:
         library = pipeline.library
-        bib, keys = papers_to_bibtex(list({p.doc_id: p for p in chosen.values()}.values()),
-                                     taken=lambda k: library.by_key(k) is not None)
+        # the user's own .bib entries byte for byte, the others as complete BibTeX (citefinder.library.bibtex)
+        unique = list({p.doc_id: p for i in sorted(chosen) for p in chosen[i]}.values())
+        bib, keys = papers_to_bibtex(unique, taken=lambda k: library.by_key(k) is not None)
         args.output.write_text(bib, encoding="utf-8")
-        slot_keys = {i: keys[p.doc_id] for i, p in chosen.items()}
+        slot_keys = {i: list(dict.fromkeys(keys[p.doc_id] for p in ps)) for i, ps in chosen.items()}
         filled_path = args.filled
     if filled_path:
         filled_path.write_text(fill_draft(text, slots, slot_keys, command=command), encoding="utf-8")
     if args.json_out:
-        rows = [{**r.to_dict(), "cite_key": slot_keys.get(r.slot.index) if r.slot else None} for r in results]
+        rows = [{**r.to_dict(), "cite_keys": slot_keys.get(r.slot.index, []) if r.slot else [],
+                 "cite_key": next(iter(slot_keys.get(r.slot.index) or []), None) if r.slot else None}
+                for r in results]
         args.json_out.write_text(json.dumps(rows, indent=2, ensure_ascii=False), encoding="utf-8")
     for line in slot_lines(text, results, slot_keys, command):
         print(line)
     where = f"; filled draft written to {filled_path}" if filled_path else ""
     if bib_keys is None:
-        print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(set(slot_keys.values()))} entries written to "
+        print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(unique)} entries written to "
               f"{args.output}{where}")
     else:
         print(f"{len(slot_keys)} of {len(slots)} slots filled with keys of {args.bib}{where}")
@@ -99,18 +105,20 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     return 0
 
 
-def slot_lines(text: str, results: list[SlotResult], keys: dict[int, str], command: str, top: int = 3) -> list[str]:
-    """Per slot: where it is, the cite it got, or the keys of the top candidates when it abstained."""
+def slot_lines(text: str, results: list[SlotResult], keys: Mapping[int, Sequence[str]], command: str,
+               top: int = 3) -> list[str]:
+    """Per slot: where it is, the cite it got (``\\cite{a,b}`` when it cites several papers), or the keys of
+    the top candidates when it abstained."""
     lines = []
     for r in results:
         if r.slot is None:
             continue
         line_no = text.count("\n", 0, r.slot.start) + 1
         head = f"Slot {r.slot.index + 1} (line {line_no}):"
-        key = keys.get(r.slot.index)
+        key = ",".join(keys.get(r.slot.index) or ())
         if key:
-            paper = r.selection.paper
-            lines.append(f"{head} {r.slot.command or command}{{{key}}}  {paper.title if paper else ''} "
+            titles = " + ".join(p.title for p in r.selection.papers)
+            lines.append(f"{head} {r.slot.command or command}{{{key}}}  {titles} "
                          f"(confidence {r.selection.confidence:.2f})")
         else:
             near = [_label(c.paper) for c in r.candidates[:top]]

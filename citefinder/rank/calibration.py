@@ -35,6 +35,16 @@ def confidence_words(p: float) -> str:
     return UNLIKELY
 
 
+def shown_probabilities(values: Sequence[float]) -> list[float]:
+    """Per-candidate probabilities in the shown order, made to read as one ranking: none above a candidate
+    shown before it. The model is fit on top candidates (:class:`Calibration`); for lower ones its number can
+    exceed the top's, which says one thing with the order and another with the number."""
+    out: list[float] = []
+    for v in values:
+        out.append(min(float(v), out[-1]) if out else float(v))
+    return out
+
+
 def candidate_features(
     candidates: Sequence[Candidate],
     i: int,

@@ -35,10 +35,12 @@ Keys = Mapping[int, "str | Sequence[str]"]
 
 
 def keys_of(value: str | Sequence[str] | None) -> list[str]:
-    """A slot's keys: one key, or several in the order cited (each once)."""
+    """A slot's keys, in the order cited, each once: from one key, keys written ``"a,b"`` (a key never
+    holds a comma) or a list."""
     if not value:
         return []
-    return [value] if isinstance(value, str) else list(dict.fromkeys(k for k in value if k))
+    keys = value.split(",") if isinstance(value, str) else [p for k in value if k for p in k.split(",")]
+    return list(dict.fromkeys(k.strip() for k in keys if k.strip()))
 
 
 def fill_draft(text: str, slots: Sequence[Slot], keys: Keys, *, command: str = DEFAULT_COMMAND) -> str:
