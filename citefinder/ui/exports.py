@@ -9,7 +9,7 @@ for byte (:mod:`citefinder.library.bibtex`), in citation order or in the order o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import PurePath
 from typing import Literal
 
@@ -112,13 +112,15 @@ def cite_snippet(result: SlotResult, key: str | Sequence[str], command: str = DE
 
 
 def results_json(results: Sequence[SlotResult], choices: Choices,
-                 keys: Mapping[int, str | Sequence[str]] | None = None) -> str:
-    """Every SlotResult as JSON (``SlotResult.to_dict()``), plus the papers the user settled on
-    (``user_choices``: doc_ids in cite order; ``user_choice``: the first, or None) and the keys the slot is
-    cited with (``cite_keys``, in cite order; ``cite_key``: the first, as earlier versions wrote)."""
+                 keys: Mapping[int, str | Sequence[str]] | None = None, picked: Collection[int] = ()) -> str:
+    """Every SlotResult as JSON (``SlotResult.to_dict()``), plus the papers the slot cites (``user_choices``:
+    doc_ids in cite order; ``user_choice``: the first, or None), whether the user decided them
+    (``user_picked``: the slots in ``picked``) and the keys the slot is cited with (``cite_keys``, in cite
+    order; ``cite_key``: the first, as earlier versions wrote)."""
     rows = []
     for r in results:
         row = r.to_dict()
+        row["user_picked"] = bool(r.slot and r.slot.index in picked)
         ids = list(as_ids(choices.get(r.slot.index))) if r.slot else []
         row["user_choices"] = ids
         row["user_choice"] = ids[0] if ids else None

@@ -72,9 +72,9 @@ def ensure_sample(library: Library) -> None:
                    state="complete", expanded=False)
 
 
-def _suggest_sample() -> None:
+def _suggest_sample(key: str) -> None:
     settings = state.get_settings()
-    state.set_settings(settings.with_overrides(suggest_sample=bool(st.session_state.get(SUGGEST_SAMPLE))))
+    state.set_settings(settings.with_overrides(suggest_sample=bool(st.session_state.get(key))))
 
 
 def _remove_sample(library: Library) -> None:
@@ -92,8 +92,9 @@ def sample_controls(settings: Settings, library: Library, counts: sample.Counts,
     if not counts.sample:
         return
     if counts.own:
-        st.session_state[SUGGEST_SAMPLE] = settings.suggest_sample
-        st.toggle(f"Suggest the {counts.sample} sample papers too", key=SUGGEST_SAMPLE, on_change=_suggest_sample,
+        key = f"{SUGGEST_SAMPLE}_{where}"
+        st.session_state[key] = settings.suggest_sample
+        st.toggle(f"Suggest the {counts.sample} sample papers too", key=key, on_change=_suggest_sample, args=(key,),
                   help="The sample library (landmark NLP, IR and ML papers) is left out of suggestions once your "
                        "own papers are here. Turn this on to have it suggested again.")
     st.button(f"Remove the sample ({counts.sample} papers)", icon=":material/delete_sweep:",

@@ -64,7 +64,7 @@ def bibtex_form(library: Library, paper: Paper, form_key: str) -> None:
                "Made from the fields above (this paper did not come from a .bib); saving keeps your text.")
     with st.form(f"bibtex_{form_key}", border=False):
         new = st.text_area("BibTeX entry", value=text, key=f"{form_key}_bibtex", height=260)
-        if not st.form_submit_button("Save the entry", icon=":material/save:", disabled=library.read_only):
+        if not st.form_submit_button("Replace the entry", icon=":material/save:", disabled=library.read_only):
             return
     try:
         saved = edit_bibtex(library, paper.doc_id, new or "")

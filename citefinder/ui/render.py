@@ -167,17 +167,20 @@ def ranked_papers(result: SlotResult, limit: int = 10) -> None:
 
 def scroll_into_view(key: str | None) -> None:
     """Bring the element with Streamlit key ``key`` into view (a slot after keys n / p, a fill's progress):
-    a small script that waits for the element, scrolls it to the top, and is sent only when asked."""
+    a small script, sent only when asked, that waits for the element and scrolls it to the top. It runs in
+    a component's frame (``st.html`` strips scripts) and reaches the page, which has the same origin."""
     if not key:
         return
+    import streamlit.components.v1 as components
+
     target = re.sub(r"[^A-Za-z0-9_-]", "", key)
-    nonce = next(_scrolls)
-    st.html(
-        f"<script>/* {nonce} */(function(){{let n=0;function go(){{"
-        f"const el=document.querySelector('.st-key-{target}');"
-        f"if(el){{el.scrollIntoView({{block:'start'}});}}else if(n++<50){{setTimeout(go,100);}}}}"
-        f"setTimeout(go,50);}})();</script>",
-        unsafe_allow_javascript=True,
+    # scrolled again a few times while the page settles: elements redrawn above it can move it away
+    components.html(
+        f"<script>/* {next(_scrolls)} */(function(){{const d=window.parent.document;let n=0,k=0;function go(){{"
+        f"const el=d.querySelector('.st-key-{target}');"
+                f"if(el){{el.style.scrollMarginTop='64px';el.scrollIntoView({{block:'start'}});if(k++<5){{setTimeout(go,300);}}}}"
+        f"else if(n++<80){{setTimeout(go,100);}}}}setTimeout(go,50);}})();</script>",
+        height=0,
     )
 
 

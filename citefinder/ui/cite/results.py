@@ -33,7 +33,7 @@ from citefinder.ui.cite.choices import (
     step,
     undo,
 )
-from citefinder.ui.cite.draft import extra_state, history_state, slot_of
+from citefinder.ui.cite.draft import choices_state, extra_state, history_state, slot_of
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE
 
@@ -105,7 +105,8 @@ def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Lib
     downloads.download_button(f"Download draft with \\cite ({len(keys)} of {n} filled)", filled,
                               file_name=exports.filled_name(run.source_name), mime="text/plain",
                               icon=":material/description:", on_click="ignore", key="download_draft")
-    downloads.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys),
+    downloads.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys,
+                                                                                   picked=set(choices_state())),
                               file_name="citefinder-results.json", mime="application/json",
                               icon=":material/data_object:", on_click="ignore", key="download_json")
     options = st.container(horizontal=True, vertical_alignment="bottom")
@@ -171,7 +172,8 @@ def _note() -> None:
 
 
 def _toolbar(settings: Settings, run: state.CiteRun, focused: int | None) -> str:
-    """View, filter, and moving through the review (n / p) with undo (u); returns the filter."""
+    """View, filter, and moving through the review (n / p, from the slot the user moved to last) with undo (u);
+    returns the filter."""
     controls = st.container(horizontal=True, vertical_alignment="bottom")
     st.session_state.setdefault(state.CITE_VIEW, CARDS)
     st.session_state.setdefault(state.CITE_FILTER, ALL)
@@ -204,7 +206,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
     restricted_line(run, library)
     keys = summary_and_downloads(run, choices, library)
     focused = focus(run)
-    which = _toolbar(settings, run, focused)
+    which = _toolbar(settings, run, st.session_state.get(state.CITE_FOCUS))  # the first n goes to the first
     render.scroll_into_view(st.session_state.pop(state.CITE_SCROLL, None))
     latest = latest_cited_year(run, choices)
     positions = dict(zip((slot_of(r).index for r in run.results), positions_in_sentence(run.results), strict=True))

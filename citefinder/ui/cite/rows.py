@@ -35,8 +35,10 @@ def candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, pa
     chosen = paper.doc_id in cited
     row = st.container(horizontal=True, wrap=False, vertical_alignment="center")
     bib_key = paper.key or bib_key_for(paper)
-    place = f" :green[✓ cited{f' ({cited.index(paper.doc_id) + 1} of {len(cited)})' if len(cited) > 1 else ''}]"
-    head = f"{label} **{escape_markdown(paper.title)}**" + (place if chosen else "")
+    head = f"{label} **{escape_markdown(paper.title)}**"
+    if chosen:
+        place = f" ({list(cited).index(paper.doc_id) + 1} of {len(cited)})" if len(cited) > 1 else ""
+        head += f" :green[✓ cited{place}]"
     meta = [render.paper_meta(paper, max_authors=3, year=False), _year_note(paper, latest),
             f"key {escape_markdown(bib_key)}"]
     if confidence is not None:
