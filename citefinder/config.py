@@ -106,6 +106,11 @@ class Settings(BaseSettings):
             "more wrong picks; 0 always selects."
         ),
     )
+    second_paper: bool = Field(
+        False,
+        description="Let the engine propose a second paper for a slot when the candidates say it cites two "
+        "(citefinder.select.multi; measured on the drafts-dev training part, see bench/RESULTS.md).",
+    )
     suggest_sample: bool = Field(
         False,
         description="Also suggest papers of the sample library (assets/sample-library.bib) when the library holds "

@@ -28,6 +28,7 @@ from citefinder.retrieve.query.rewrite import LLMRewriter, Rewriter, skipped_rew
 from citefinder.retrieve.registry import keep_indexes_current, make_agents
 from citefinder.select.base import Selector, make_selector
 from citefinder.select.fallback import selection_hits
+from citefinder.select.multi import second_paper
 from citefinder.types import Candidate, Hit, Query, Selection, Slot, SlotResult, StageTrace
 
 if TYPE_CHECKING:
@@ -108,6 +109,10 @@ class Pipeline:
         confidences = self.calibration.confidences(candidates, ran, size)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
+        if self.settings.second_paper:
+            selection = second_paper(query, shown, confidences, selection)
+            if selection.also:
+                t_select = replace(t_select, details={**t_select.details, "also": [p.doc_id for p in selection.also]})
         t_select = self._explain_confidence(t_select, shown, ran, size)
         return SlotResult(slot, query, candidates, selection, traces + (t_select,))
 
