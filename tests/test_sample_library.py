@@ -61,3 +61,15 @@ def test_the_sample_alone_is_suggested_then_hidden_once_own_papers_exist(library
     assert sample.counts(again) == sample.Counts(2, SAMPLE_SIZE - 1)
     assert sample.remove_sample(again) == SAMPLE_SIZE - 1
     assert sample.counts(again) == sample.Counts(2, 0) and again.by_key("hog21") is not None
+
+
+def test_a_lookup_reads_a_year_and_an_author(library):
+    from citefinder.library.find import find_papers, read_query
+
+    assert read_query("LeCun 1998 gradient").year == 1998
+    assert read_query("LeCun 1998 gradient").names == ("lecun", "gradient")
+    found = find_papers(library, "LeCun 1998", 3)
+    assert found[0].key == "lecun1998gradient"
+    assert [p.key for p in find_papers(library, "LeCun deep", 2)][0] == "lecun2015deep"
+    assert all(p.year == 1998 for p in find_papers(library, "1998", 5))
+    assert find_papers(library, "   ") == []
