@@ -17,7 +17,10 @@ from streamlit.testing.v1 import AppTest
 
 from app_support import SAMPLE_SIZE, DownloadSpy, build_sample_library
 from citefinder.config import Settings
+from citefinder.library import sample
+from citefinder.library.readers import read_papers
 from citefinder.library.store import Library
+from citefinder.types import Paper
 from citefinder.ui import paired_bib, state, workspace
 from citefinder.ui.markdown import WORD_JOINER
 
@@ -116,25 +119,27 @@ def test_a_bad_paired_bib_is_refused_and_a_good_one_survives_a_reload(app, folde
     at.file_uploader(key=paired_bib.UPLOAD).upload("refs.bib", (LATEX / "refs.bib").read_bytes(),
                                                    "application/x-bibtex").run()
     assert not at.error
-    assert any("Paired with **refs.bib** (25 entries)" in c.value for c in at.caption)
+    entries = sum(isinstance(p, Paper) for p in read_papers(LATEX / "refs.bib"))
+    assert any(f"Paired with **refs.bib** ({entries} entries)" in plain(c.value) for c in at.caption)
     at.text_area(key=state.CITE_TEXT).set_value(TEXT).run()
     button(at, "Find citations").click().run()
-    assert any("only (25 entries)" in plain(c.value) for c in at.caption)
+    assert any(f"only ({entries} entries)" in plain(c.value) for c in at.caption)
 
     again = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()  # a reload
     assert not again.exception
     paired = again.session_state[state.CITE_PAIRED]
     assert paired is not None and paired.name == "refs.bib"
     assert again.session_state[state.CITE_RUN].paired == paired
-    assert any("Suggestions come from your **refs.bib** only" in c.value for c in again.caption)
+    assert any("Suggestions come from your **refs.bib** only" in plain(c.value) for c in again.caption)
 
 
 def test_the_sidebar_counts_the_sample_apart_and_one_switch_brings_it_back(app):
     at = app.run()
     caption = next(c.value for c in at.sidebar.caption if c.value.startswith("**Library**"))
-    own = Library.open(Settings(library=Path(at.session_state[state.SETTINGS].library))).count() - SAMPLE_SIZE
-    assert "papers of yours" in caption and "sample papers (not suggested)" in caption
-    assert own >= 20
+    counts = sample.counts(Library.open(Settings(library=Path(at.session_state[state.SETTINGS].library))))
+    assert caption == (f"**Library** · {counts.own} papers of yours + {counts.sample} sample papers "
+                       "(not suggested)")
+    assert counts.own >= 20 and 0 < counts.sample <= SAMPLE_SIZE  # the .bib's papers the sample also had are theirs
     toggle = next(t for t in at.sidebar.toggle if t.label.startswith("Suggest the"))
     toggle.set_value(True).run()
     assert at.session_state[state.SETTINGS].suggest_sample
@@ -148,8 +153,8 @@ def test_a_search_result_goes_into_a_slot(app):
     at = fill(app, TEXT)
     run = at.session_state[state.CITE_RUN]
     at.switch_page("pages/4_Search.py").run()
-    at.text_input(key=state.SEARCH_QUESTION).set_value("masked language model pre-training").run()
-    next(b for b in at.button if b.label == "Search").click().run()
+    at.text_input(key=state.SEARCH_QUESTION).set_value("masked language model pre-training")
+    at.button(key="FormSubmitter:search-Search").click().run()
     assert not at.exception
     assert any(c.value.startswith("key ") for c in at.caption)  # each result shows its key
     at.selectbox(key=state.SEARCH_SLOT).set_value(1).run()

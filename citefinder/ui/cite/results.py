@@ -192,19 +192,19 @@ def _toolbar(settings: Settings, run: state.CiteRun, focused: int | None) -> str
 def results_view(run: state.CiteRun, library: Library, settings: Settings) -> None:
     """Banner, what the results come from, summary, downloads; then the slots as cards or as a compact table
     with the slot in review above it."""
-    anchor = st.container(key="cite_results")
-    if st.session_state.get(state.CITE_TEXT, run.text) != run.text:
-        anchor.warning("The text changed since these results were made; press **Find citations** again to update "
-                       "them (picks of unchanged sentences are kept).")
-    if run.error:
-        st.error(escape_markdown(f"Stopped after {len(run.results)} of {run.total} slots: {run.error}"),
-                 icon=":material/error:")
-    llm_banner(run, settings)
-    _note()
     choices = current_choices(run)
     library = paired_bib.run_library(run, library)
-    restricted_line(run, library)
-    keys = summary_and_downloads(run, choices, library)
+    with st.container(key="cite_results"):  # brought into view when a fill ends
+        if st.session_state.get(state.CITE_TEXT, run.text) != run.text:
+            st.warning("The text changed since these results were made; press **Find citations** again to update "
+                       "them (picks of unchanged sentences are kept).")
+        if run.error:
+            st.error(escape_markdown(f"Stopped after {len(run.results)} of {run.total} slots: {run.error}"),
+                     icon=":material/error:")
+        llm_banner(run, settings)
+        _note()
+        restricted_line(run, library)
+        keys = summary_and_downloads(run, choices, library)
     focused = focus(run)
     which = _toolbar(settings, run, st.session_state.get(state.CITE_FOCUS))  # the first n goes to the first
     render.scroll_into_view(st.session_state.pop(state.CITE_SCROLL, None))
