@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     second_paper: bool = Field(
         False,
         description="Let the engine propose a second paper for a slot when the candidates say it cites two "
-        "(citefinder.select.multi; measured on the drafts-dev training part, see bench/RESULTS.md).",
+        "(citefinder.pipeline.second; measured on the drafts-dev training part, see bench/RESULTS.md).",
     )
     suggest_sample: bool = Field(
         False,

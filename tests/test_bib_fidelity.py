@@ -118,3 +118,14 @@ def test_the_text_survives_the_store_records_and_an_old_record_has_none():
     old = from_record("t:x", {"title": "T", "authors": '["A B"]', "year": 2000}, "")
     assert old.bibtex is None and old.position is None
     assert "@misc{anon" not in papers_to_bibtex([old])[0] and "title = {T}" in papers_to_bibtex([old])[0]
+
+
+def test_a_csl_json_item_keeps_pages_volume_and_publisher_in_its_entry():
+    from citefinder.library.readers import read_papers
+
+    papers = [p for p in read_papers(Path(__file__).parent / "data" / "zotero.json") if isinstance(p, Paper)]
+    dpr, gpt3 = papers[0], papers[1]
+    entry = _by_key(papers_to_bibtex([dpr])[0])["karpukhin2020dense"]
+    assert (entry["type"], entry["pages"], entry["volume"]) == ("article", "1-20", "8")
+    assert entry["author"] == "Karpukhin, Vladimir and Oğuz, Barlas and {Facebook AI Research}"
+    assert _by_key(gpt3.bibtex or "")["brown2020language"]["publisher"] == "arXiv"

@@ -1,4 +1,4 @@
-"""Does proposing a second paper for a slot (``citefinder.select.multi``) help? On a saved drafts_eval run.
+"""Does proposing a second paper for a slot (``citefinder.pipeline.second``) help? On a saved drafts_eval run.
 
     python bench/drafts_eval.py --part train --traces --out bench/out/drafts-train-i22.json
     python bench/probes/second_paper.py bench/out/drafts-train-i22.json
@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from citefinder.select.multi import second_paper  # noqa: E402
+from citefinder.pipeline.second import second_paper  # noqa: E402
 from citefinder.types import AuthorMention, Candidate, Paper, Query, Selection  # noqa: E402
 
 

@@ -13,7 +13,7 @@ import logging
 import re
 import string
 import unicodedata
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from citefinder.library import bibentry
 from citefinder.library.identity import dedupe_keys, same_work, surname
@@ -194,6 +194,27 @@ def _generated(paper: Paper, key: str) -> bibentry.EntryParts:
     library = bibtexparser.Library()
     library.add(_entry(paper, key))
     return bibentry.EntryParts((), bibtexparser.write_string(library).strip())
+
+
+def record_entry(paper: Paper, extra: Mapping[str, object]) -> str:
+    """A complete entry for a paper read from a record that is not BibTeX (CSL-JSON): its fields, plus those
+    of ``extra`` (``pages``, ``volume``, ``number``, ``publisher``... as BibTeX names them) that the record
+    gives; kept as :attr:`Paper.bibtex` so an export writes them too. ``extra["author"]``, when given, is
+    the author field as written (names "Last, First", organisations braced)."""
+    import bibtexparser
+    from bibtexparser.model import Field
+
+    entry = _entry(paper, paper.key or bib_key_for(paper))
+    names = {f.key.lower() for f in entry.fields}
+    for name, value in extra.items():
+        text = " ".join(clean_text(str(value)).split()) if isinstance(value, (str, int, float)) else ""
+        if name == "author" and text:
+            entry.fields = [Field("author", text) if f.key == "author" else f for f in entry.fields]
+        elif text and name.lower() not in names:
+            entry.fields.append(Field(name, escape_latex(text)))
+    library = bibtexparser.Library()
+    library.add(entry)
+    return bibtexparser.write_string(library).strip()
 
 
 def _own(paper: Paper, key: str) -> bibentry.EntryParts:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from citefinder.errors import CitefinderError, EmptyLibraryError, NoSlotsError
 from citefinder.library.sample import hidden_ids
 from citefinder.pipeline.concurrency import cite_slots
+from citefinder.pipeline.second import second_paper
 from citefinder.rank.calibration import Calibration, default_calibration
 from citefinder.rank.fuse import Fusion, fuse, fuse_candidates, fusion_of
 from citefinder.rank.rerank import Reranker, make_reranker
@@ -28,7 +29,6 @@ from citefinder.retrieve.query.rewrite import LLMRewriter, Rewriter, skipped_rew
 from citefinder.retrieve.registry import keep_indexes_current, make_agents
 from citefinder.select.base import Selector, make_selector
 from citefinder.select.fallback import selection_hits
-from citefinder.select.multi import second_paper
 from citefinder.types import Candidate, Hit, Query, Selection, Slot, SlotResult, StageTrace
 
 if TYPE_CHECKING:
