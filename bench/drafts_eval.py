@@ -28,6 +28,8 @@ def main() -> int:
     p.add_argument("--agents")
     p.add_argument("--fusion", choices=("learned", "rrf", "max"))
     p.add_argument("--threshold", type=float)
+    p.add_argument("--second-paper", choices=("on", "off"), help="the engine's proposal of a second paper")
+    p.add_argument("--traces", action="store_true", help="keep every slot's full result (for offline probes)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
@@ -49,8 +51,10 @@ def main() -> int:
         changes["fusion"] = args.fusion
     if args.threshold is not None:
         changes["confidence_threshold"] = args.threshold
+    if args.second_paper:
+        changes["second_paper"] = args.second_paper == "on"
     settings = Settings().with_overrides(**changes)
-    result = evaluate_drafts(args.data, papers, settings, args.libraries, bib_name=args.bib,
+    result = evaluate_drafts(args.data, papers, settings, args.libraries, bib_name=args.bib, keep_traces=args.traces,
                              progress=lambda name, n, total: print(f"[{n}/{total}] {name}", file=sys.stderr, flush=True))
     print(summary(result))
     if args.out:
@@ -71,6 +75,12 @@ def summary(result: dict) -> str:
     right = [o for o in picked if o["selected"] in o["gold"]]
     lines.append(f"selector: filled {len(picked)}/{n} slots, right {len(right)} ({len(right) / max(1, n):.1%} of "
                  f"slots); precision of picks {len(right) / max(1, len(picked)):.1%}")
+    if "sets" in result:
+        lines += ["| answerable slots | slots | filled | exact set | any key | precision of papers |",
+                  "|---|---|---|---|---|---|"]
+        for name, m in result["sets"].items():
+            lines.append(f"| {name} | {m['slots']} | {m['filled']} | {m['exact_set']:.3f} | {m['any_key']:.3f} | "
+                         f"{m['precision']:.3f} ({m['papers_selected']} papers) |")
     return "\n".join(lines)
 
 

@@ -106,6 +106,16 @@ class Settings(BaseSettings):
             "more wrong picks; 0 always selects."
         ),
     )
+    second_paper: bool = Field(
+        False,
+        description="Let the engine propose a second paper for a slot when the candidates say it cites two "
+        "(citefinder.pipeline.second; measured on the drafts-dev training part, see bench/RESULTS.md).",
+    )
+    suggest_sample: bool = Field(
+        False,
+        description="Also suggest papers of the sample library (assets/sample-library.bib) when the library holds "
+        "papers of your own; off: the samples are left out as soon as your own papers exist.",
+    )
     llm_model: str | None = Field(
         None, description="LLM for the selector in LiteLLM form, e.g. 'openai/gpt-4o-mini' or 'hosted_vllm/<alias>'."
     )

@@ -31,6 +31,12 @@ class Paper:
     # The user's citation key: the BibTeX entry key, CSL-JSON ``citation-key``/``id`` (Better BibTeX),
     # or JSONL ``key``. None when the source gave none; exports then generate one (citefinder.library.bibtex).
     key: str | None = None
+    # The entry as the user's .bib has it, byte for byte (with the @string definitions it uses before it and
+    # its crossref parent after it), so exports write the user's own text (citefinder.library.bibentry);
+    # a complete entry made from the source record for CSL-JSON. None for papers stored before CiteFinder
+    # kept it, and for other sources: exports then write complete BibTeX from the fields above.
+    bibtex: str | None = None
+    position: int | None = None  # 0-based place of the entry in its source file (exports in file order)
 
     @property
     def link(self) -> str | None:
@@ -212,11 +218,19 @@ class Selection:
     confidence: float = 0.0
     method: str = ""  # "llm", "rerank-threshold", "manual"
     reasoning: str = ""
+    # further papers the slot cites with ``paper`` (``\\cite{a,b}``), when the engine proposes several
+    also: tuple[Paper, ...] = ()
+
+    @property
+    def papers(self) -> tuple[Paper, ...]:
+        """Every paper selected for the slot, in cite order."""
+        return ((self.paper,) + self.also) if self.paper is not None else ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "paper": self.paper.to_dict() if self.paper else None,
+            "also": [p.to_dict() for p in self.also],
             "confidence": round(self.confidence, 4),
             "method": self.method,
             "reasoning": self.reasoning,

@@ -2,7 +2,7 @@
 
 Starts the app on a fresh temporary library (the sample loads on first run), fills the example
 draft and saves docs/screenshot-cite.png (the default view: each slot with its candidates one click
-away), docs/screenshot-compact.png (the compact table of all slots, with the next slot to check opened)
+away), docs/screenshot-compact.png (the compact table of all slots, with the slot in review above it)
 and docs/screenshot-trace.png.
 """
 
@@ -36,7 +36,8 @@ def main() -> None:
         page.screenshot(path=str(DOCS / "screenshot-cite.png"))
 
         page.locator("[data-testid='stButtonGroup'] button", has_text="Table").click()
-        page.get_by_text("Select a row to open its slot here.").wait_for()
+        page.locator("[data-testid='stDataFrame']").last.wait_for()
+        page.wait_for_timeout(1500)
         grid = page.locator("[data-testid='stDataFrame']").last.bounding_box()
         page.mouse.click(grid["x"] + 16, grid["y"] + 35 + 3 * 35 + 17)  # the fourth row's selection box
         page.locator("[class*='st-key-slot_']").first.wait_for()

@@ -6,7 +6,7 @@ offline_environment()
 
 import streamlit as st  # noqa: E402
 
-from citefinder.ui import layout, library_view  # noqa: E402
+from citefinder.ui import layout, library_view, paper_editor  # noqa: E402
 
 settings = layout.page_setup("Library")
 library = layout.open_library(settings)
@@ -15,6 +15,7 @@ layout.sidebar_summary(settings, library)
 st.title("Library")
 library_view.flash_message()
 library_view.header(library)
+library_view.sample_section(settings, library)
 if library.count() == 0:
     library_view.empty_state(library)
 library_view.import_section(library)
@@ -22,5 +23,5 @@ library_view.link_section(library)
 
 st.divider()
 shown = library_view.papers_view(library)
-library_view.edit_section(library, shown)
+paper_editor.edit_section(library, shown)
 library_view.remove_section(library, shown)

@@ -9,11 +9,13 @@ import time  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from citefinder.errors import CitefinderError  # noqa: E402
-from citefinder.ui import layout, render, resources, state  # noqa: E402
+from citefinder.ui import layout, render, resources, search_view, state  # noqa: E402
+from citefinder.ui.cite import draft  # noqa: E402
 
 settings = layout.page_setup("Search")
 library = layout.open_library(settings)
 layout.sidebar_summary(settings, library)
+draft.restore_last_draft(settings)  # the Cite page's draft: its slots can take a result
 
 st.title("Search your library")
 with st.form("search"):
@@ -34,7 +36,7 @@ run = st.session_state.get(state.SEARCH_RUN)
 if run is not None:
     st.caption(f"{len(run.result.candidates)} papers ranked for “{render.escape_markdown(run.question)}” "
                f"in {run.elapsed_s:.2f} s")
-    render.ranked_papers(run.result, limit=10)
+    search_view.ranked_results(settings, run.result)
     trace = st.expander("Trace: how these were ranked", key=f"search_trace_{run.run_id}", on_change="rerun",
                         icon=":material/account_tree:")
     if trace.open:

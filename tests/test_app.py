@@ -99,7 +99,7 @@ def test_overriding_a_pick_changes_the_bib(cite_app, monkeypatch):
     assert not at.exception
     assert at.button(key=f"{run.pick_key(0)}_2").label == "Chosen"
     assert at.button(key=f"{run.pick_key(0)}_1").label == "Use this"
-    assert at.session_state[state.CITE_CHOICES] == {0: other.doc_id}
+    assert at.session_state[state.CITE_CHOICES] == {0: (other.doc_id,)}  # the papers the slot cites, in order
     bib = spy.data(next(b for b in at.get("download_button") if b.label.startswith("Download .bib"))).decode()
     titles = [e.fields_dict["title"].value.strip("{}") for e in bibtexparser.parse_string(bib).entries]
     assert "Attention Is All You Need" not in titles
@@ -204,13 +204,18 @@ def test_draft_results_and_picks_survive_page_switches_and_a_new_session(cite_ap
     assert again.text_area(key=state.CITE_TEXT).value == TWO_SLOTS
     restored = again.session_state[state.CITE_RUN]
     assert [r.selection.paper.doc_id for r in restored.results] == [r.selection.paper.doc_id for r in run.results]
-    assert again.session_state[state.CITE_CHOICES] == {0: picked}
+    assert again.session_state[state.CITE_CHOICES] == {0: (picked,)}
     assert again.button(key=f"{restored.pick_key(0)}_2").label == "Chosen"
 
     button(again, "Start over").click().run()
+    assert again.text_area(key=state.CITE_TEXT).value == TWO_SLOTS  # it asks first
+    button(again, "Yes, clear everything").click().run()
     assert again.text_area(key=state.CITE_TEXT).value == ""
     assert state.CITE_RUN not in again.session_state
     assert workspace.load_draft(sample_library) is None
+    button(again, "Bring back the cleared draft").click().run()  # and it can be undone
+    assert again.text_area(key=state.CITE_TEXT).value == TWO_SLOTS
+    assert again.session_state[state.CITE_CHOICES] == {0: (picked,)}
 
 
 def test_first_run_on_an_empty_library_loads_the_sample(tmp_path, monkeypatch):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from app_support import build_sample_library, chromium, streamlit_server
 
@@ -42,6 +43,8 @@ def test_check_view_in_a_browser(tmp_path):
         fix.click()
         page.get_by_text("Replaced by Robertson.Zaragoza.2009").wait_for(timeout=60_000)
         download = page.get_by_role("button", name="Download corrected .tex")
+        expect(download).to_have_count(1, timeout=60_000)  # the rerun's stale copy (disabled) is gone
+        expect(download).to_be_enabled()
         with page.expect_download() as got:
             download.click()
         assert got.value.suggested_filename == "checked.fixed.tex"

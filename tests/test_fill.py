@@ -45,3 +45,17 @@ def test_unfilled_report_lists_slots_left_as_they_were():
     assert line.endswith(': "word word word word word..."')
     (split,) = unfilled_report([slots[1]], {})
     assert split.startswith("Slot 2 left as [CITA- TION] ")
+
+
+def test_a_slot_citing_several_papers_gets_them_all_in_its_own_command():
+    slots = find_slots(TEXT)
+    out = fill_draft(TEXT, slots, {0: ["a", "b", "a"], 1: ("c",), 3: ["d", "e"]}, command="\\citep")
+    assert out == "Dense retrieval \\citep{a,b} beats BM25 \\citep{c}[?]. Fusion helps \\cite{d,e}."
+    # adjacent markers all filled become one command; a key already there is cited once
+    out = fill_draft(TEXT, slots, {1: ["c", "x"], 2: ["x", "y"]}, command="\\citep")
+    assert out == "Dense retrieval [CITATION] beats BM25 \\citep{c,x,y}. Fusion helps \\cite{?}."
+    placeholder = "As shown \\citet{known, ?} and \\citep[p.~3]{?}."
+    ps = find_slots(placeholder)
+    assert fill_draft(placeholder, ps, {0: ["known", "b"], 1: ["c", "d"]}) == (
+        "As shown \\citet{known, b} and \\citep[p.~3]{c,d}.")
+    assert unfilled_report(slots, {0: ["a"], 1: [], 2: "b", 3: ()})[0].startswith("Slot 2 left")

@@ -46,14 +46,14 @@ def result() -> SlotResult:
 
 def test_saved_draft_round_trips_results_and_picks(tmp_path):
     other = Paper("t:x", "Picked From A Search", ("A B",), 2020)
-    draft = workspace.Draft("Attention is all you need [CITATION].", "draft.tex", (result(),), {0: "t:x"},
+    draft = workspace.Draft("Attention is all you need [CITATION].", "draft.tex", (result(),), {0: ("t:x",)},
                             {"t:x": other}, elapsed_s=1.5)
     path = workspace.save_draft(tmp_path / "lib", draft)
     assert path == tmp_path / "lib" / "workspace" / "last-draft.json"
     back = workspace.load_draft(tmp_path / "lib")
     assert back.results == (result(),)
-    assert (back.text, back.source_name, back.choices, back.extra_papers) == (draft.text, "draft.tex", {0: "t:x"},
-                                                                             {"t:x": other})
+    assert (back.text, back.source_name, back.choices, back.extra_papers) == (draft.text, "draft.tex",
+                                                                             {0: ("t:x",)}, {"t:x": other})
     assert back.saved_at > 0
     workspace.clear_draft(tmp_path / "lib")
     assert workspace.load_draft(tmp_path / "lib") is None

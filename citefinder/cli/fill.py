@@ -14,6 +14,7 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable
 
@@ -105,20 +106,24 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
                                      latex=project.latex or None)
     finally:
         close()
-    chosen = {r.slot.index: r.selection.paper for r in results
-              if r.slot is not None and r.selection.status == "found" and r.selection.paper}
+    # each slot's papers in cite order: the engine's pick, and a second paper when it proposes one
+    chosen = {r.slot.index: list(r.selection.papers) for r in results
+              if r.slot is not None and r.selection.status == "found" and r.selection.papers}
     slots = [r.slot for r in results if r.slot is not None]
+    slot_keys: dict[int, list[str]]
     if bib_keys is not None:
         slot_keys = _keys_in_bibs(chosen, bib_keys, bibs, pipeline.library)
     else:
         library = pipeline.library
-        bib, keys = papers_to_bibtex(list({p.doc_id: p for p in chosen.values()}.values()),
-                                     taken=lambda k: library.by_key(k) is not None)
+        # the user's own .bib entries byte for byte, the others as complete BibTeX (citefinder.library.bibtex)
+        unique = list({p.doc_id: p for i in sorted(chosen) for p in chosen[i]}.values())
+        bib, keys = papers_to_bibtex(unique, taken=lambda k: library.by_key(k) is not None)
         write_bytes(args.output, bib.encode("utf-8"))
-        slot_keys = {i: keys[p.doc_id] for i, p in chosen.items()}
+        slot_keys = {i: list(dict.fromkeys(keys[p.doc_id] for p in ps)) for i, ps in chosen.items()}
     written = _write_filled(project, slots, slot_keys, command, outputs, in_place=args.in_place)
     if args.json_out:
-        rows = [{**r.to_dict(), "cite_key": slot_keys.get(r.slot.index) if r.slot else None,
+        rows = [{**r.to_dict(), "cite_keys": slot_keys.get(r.slot.index, []) if r.slot else [],
+                 "cite_key": next(iter(slot_keys.get(r.slot.index) or []), None) if r.slot else None,
                  "file": str(project.line(r.slot.start)[0]) if r.slot else None} for r in results]
         write_bytes(args.json_out, json.dumps(rows, indent=2, ensure_ascii=False).encode("utf-8"))
     for line in slot_lines(project, results, slot_keys, command):
@@ -126,7 +131,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     where = f"; filled draft written to {written[0]}" if written else ""
     more = f" (and {len(written) - 1} more files: {', '.join(str(p) for p in written[1:])})" if len(written) > 1 else ""
     if bib_keys is None:
-        print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(set(slot_keys.values()))} entries written to "
+        print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(unique)} entries written to "
               f"{args.output}{where}{more}")
     else:
         print(f"{len(slot_keys)} of {len(slots)} slots filled with keys of {', '.join(str(b) for b in bibs)}"
@@ -174,8 +179,8 @@ def _named(args: argparse.Namespace, outputs: dict[int, Path]) -> list[tuple[str
     return named
 
 
-def _write_filled(project: Any, slots: list[Any], keys: dict[int, str], command: str, outputs: dict[int, Path],
-                  *, in_place: bool) -> list[Path]:
+def _write_filled(project: Any, slots: list[Any], keys: Mapping[int, Sequence[str]], command: str,
+                  outputs: dict[int, Path], *, in_place: bool) -> list[Path]:
     """Write each filled file (the main one always, when it has an output; the others when they changed)."""
     changed = project.fill(slots, keys, command=command)
     written = []
@@ -193,9 +198,11 @@ def _write_filled(project: Any, slots: list[Any], keys: dict[int, str], command:
     return written
 
 
-def _keys_in_bibs(chosen: dict[int, Paper], bib_keys: set[str], bibs: list[Path], library: Any) -> dict[int, str]:
-    """Each chosen paper's key in the user's .bib: its stored key, or the key the .bib gives the same work
-    now (a stored key that left the file while the work stayed under another key is followed)."""
+def _keys_in_bibs(chosen: dict[int, list[Paper]], bib_keys: set[str], bibs: list[Path],
+                  library: Any) -> dict[int, list[str]]:
+    """Each slot's chosen papers' keys in the user's .bib: a paper's stored key, or the key the .bib gives
+    the same work now (a stored key that left the file while the work stayed under another key is
+    followed). A slot none of whose papers has a key is left out (and said)."""
     from citefinder.library.link import keys_by_doc
 
     now: dict[str, str] = {}
@@ -203,20 +210,21 @@ def _keys_in_bibs(chosen: dict[int, Paper], bib_keys: set[str], bibs: list[Path]
         for doc_id, linked_key in keys_by_doc(library, bib).items():
             if linked_key in bib_keys:
                 now.setdefault(doc_id, linked_key)
-    out: dict[int, str] = {}
-    for i, paper in chosen.items():
-        key = paper.key if paper.key and paper.key in bib_keys else now.get(paper.doc_id)
-        if key:
-            out[i] = key
+    out: dict[int, list[str]] = {}
+    for i, papers in chosen.items():
+        keys = [k for p in papers if (k := p.key if p.key and p.key in bib_keys else now.get(p.doc_id))]
+        if keys:
+            out[i] = list(dict.fromkeys(keys))
         else:
             print(f"  slot {i + 1}: the chosen paper has no key in {', '.join(b.name for b in bibs)}; left unfilled",
                   file=sys.stderr)
     return out
 
 
-def slot_lines(project: Any, results: list[SlotResult], keys: dict[int, str], command: str,
+def slot_lines(project: Any, results: list[SlotResult], keys: Mapping[int, Sequence[str]], command: str,
                top: int = 3) -> list[str]:
-    """Per slot: where it is, the cite it got, or the keys of the top candidates when it abstained."""
+    """Per slot: where it is, the cite it got (``\\cite{a,b}`` when it cites several papers), or the keys of
+    the top candidates when it abstained."""
     lines = []
     for r in results:
         if r.slot is None:
@@ -224,10 +232,10 @@ def slot_lines(project: Any, results: list[SlotResult], keys: dict[int, str], co
         path, line_no = project.line(r.slot.start)
         where = f"line {line_no}" if path == project.main else f"{path.name}, line {line_no}"
         head = f"Slot {r.slot.index + 1} ({where}):"
-        key = keys.get(r.slot.index)
+        key = ",".join(keys.get(r.slot.index) or ())
         if key:
-            paper = r.selection.paper
-            lines.append(f"{head} {r.slot.command or command}{{{key}}}  {paper.title if paper else ''} "
+            titles = " + ".join(p.title for p in r.selection.papers)
+            lines.append(f"{head} {r.slot.command or command}{{{key}}}  {titles} "
                          f"(confidence {r.selection.confidence:.2f})")
         else:
             near = [_label(c.paper) for c in r.candidates[:top]]

@@ -90,6 +90,7 @@ def evaluate_draft(
                 lists={k: [(h.doc_id, h.rank, round(h.score, 5)) for h in v] for k, v in agent_lists(result).items()},
                 gold_rank={stage: _gold_rank(run, gold) for stage, run in runs.items()},
                 selected=sel.paper.doc_id if sel.status == "found" and sel.paper else None,
+                selected_all=tuple(p.doc_id for p in sel.papers) if sel.status == "found" else (),
                 selected_title=sel.paper.title if sel.status == "found" and sel.paper else None,
                 status=sel.status,
                 confidence=sel.confidence,
@@ -132,6 +133,7 @@ def evaluate_drafts(
         progress("", len(papers), len(papers))
     items = [EvalItem(o.id, o.text, o.gold, answerable=o.answerable) for o in outcomes]
     scored = score(outcomes, items)
+    scored["sets"] = set_metrics(outcomes)
     return {
         "dataset": f"drafts:{root.name}",
         "papers": papers,
@@ -143,3 +145,29 @@ def evaluate_drafts(
         **scored,
         "outcomes": [asdict(o) for o in outcomes],
     }
+
+
+def set_metrics(outcomes: list[ItemOutcome]) -> dict[str, Any]:
+    """How often the papers a slot cites are right, counting a slot of several keys (``\\cite{a,b}``) by its set.
+
+    Over answerable slots: ``exact_set`` - the papers selected are exactly the slot's gold papers;
+    ``any_key`` - at least one selected paper is gold; ``precision`` - the share of selected papers that are
+    gold (over every paper selected); each overall and for single-key and multi-key slots apart
+    (``multi``: slots whose gold holds two or more library papers)."""
+
+    def figures(group: list[ItemOutcome]) -> dict[str, float]:
+        n = len(group)
+        picked = [p for o in group for p in o.selected_all]
+        right = sum(1 for o in group for p in o.selected_all if p in o.gold)
+        return {
+            "slots": n,
+            "filled": sum(1 for o in group if o.selected_all),
+            "exact_set": sum(1 for o in group if o.selected_all and set(o.selected_all) == set(o.gold)) / max(1, n),
+            "any_key": sum(1 for o in group if set(o.selected_all) & set(o.gold)) / max(1, n),
+            "precision": right / max(1, len(picked)),
+            "papers_selected": len(picked),
+        }
+
+    answerable = [o for o in outcomes if o.answerable]
+    return {"all": figures(answerable), "single": figures([o for o in answerable if len(o.gold) == 1]),
+            "multi": figures([o for o in answerable if len(o.gold) > 1])}

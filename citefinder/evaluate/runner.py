@@ -46,6 +46,7 @@ class ItemOutcome:
     stage_s: dict[str, float] = field(default_factory=dict)
     result: dict[str, Any] | None = None  # full SlotResult.to_dict() (traces) for misses
     lists: dict[str, list[tuple[str, int, float]]] = field(default_factory=dict)  # agent list -> (doc, rank, score)
+    selected_all: tuple[str, ...] = ()  # every paper selected for the slot (a cite of several: \cite{a,b})
 
     @property
     def correct(self) -> bool:

@@ -1,8 +1,10 @@
-"""Write papers as BibTeX (bibtexparser v2): the user's own keys (else readable generated ones),
-sensible entry types, escaped text.
+"""Write papers as BibTeX: a paper read from the user's .bib is written as their own entry, byte for byte
+(:attr:`Paper.bibtex`, with the ``@string`` definitions and crossref parent it needs); any other paper as a
+complete entry made from its fields (bibtexparser v2): the user's key (else a readable generated one), its
+entry type, names as "Last, First", escaped text.
 
 Output is UTF-8 (use ``\\usepackage[utf8]{inputenc}`` or biber); LaTeX specials are escaped so
-every entry parses back, and capitalised words that must keep their case are braced.
+every generated entry parses back, and capitalised words that must keep their case are braced.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import logging
 import re
 import string
 import unicodedata
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
+from citefinder.library import bibentry
 from citefinder.library.identity import dedupe_keys, same_work, surname
 from citefinder.text.textsafe import clean_text
 from citefinder.types import Paper
@@ -109,12 +112,29 @@ def _protect_title(title: str) -> str:
     return " ".join(out)
 
 
+def _last_first(name: str) -> str:
+    """"Jacob Devlin" -> "Devlin, Jacob" (BibTeX reads "Last, First" without guessing); kept as written
+    when it already has a comma or is one word."""
+    from bibtexparser.middlewares.names import parse_single_name_into_parts
+
+    if "," in name or " " not in name:
+        return name
+    try:
+        return parse_single_name_into_parts(name, strict=False).merge_last_name_first
+    except Exception:  # noqa: BLE001 - an odd name is written as it is
+        return name
+
+
 def _author_field(authors: Sequence[str]) -> str:
     names = []
     for name in authors:
-        name = escape_latex(" ".join(name.split()))
-        # A literal " and " inside one name (an organisation) must not split it.
-        names.append(f"{{{name}}}" if re.search(r"\band\b", name, re.IGNORECASE) else name)
+        name = " ".join(name.split())
+        if name.lower() in ("others", "et al.", "et al"):
+            names.append("others")  # BibTeX's word for "and more authors"
+        elif re.search(r"\band\b", name, re.IGNORECASE):
+            names.append(f"{{{escape_latex(name)}}}")  # a literal " and " inside one name (an organisation)
+        else:
+            names.append(escape_latex(_last_first(name)))
     return " and ".join(names)
 
 
@@ -132,8 +152,16 @@ def _is_journal(venue: str) -> bool:
     return bool(tokens & _JOURNALS)
 
 
+# Entry types whose venue field is known, as a .bib or CSL-JSON record named them.
+_KEPT_TYPES = {"book": "publisher", "techreport": "institution", "phdthesis": "school", "mastersthesis": "school",
+               "incollection": "booktitle", "inbook": "publisher", "proceedings": "publisher",
+               "manual": "organization", "unpublished": None}
+
+
 def entry_type_for(paper: Paper) -> tuple[str, str | None]:
     """BibTeX entry type and the field the venue goes in (``booktitle``, ``journal`` or none)."""
+    if paper.entry_type in _KEPT_TYPES:
+        return paper.entry_type, _KEPT_TYPES[paper.entry_type]
     venue = (paper.venue or "").strip()
     preprint_venue = bool(venue) and bool(_PREPRINT.search(venue))
     if venue and not preprint_venue:
@@ -157,6 +185,46 @@ def _clean(paper: Paper) -> Paper:
 
     return replace(paper, title=c(paper.title) or "", authors=tuple(c(a) or "" for a in paper.authors),
                    venue=c(paper.venue), doi=c(paper.doi), url=c(paper.url), arxiv_id=c(paper.arxiv_id))
+
+
+def _generated(paper: Paper, key: str) -> bibentry.EntryParts:
+    """A complete entry made from the paper's fields (papers not read from a .bib)."""
+    import bibtexparser
+
+    library = bibtexparser.Library()
+    library.add(_entry(paper, key))
+    return bibentry.EntryParts((), bibtexparser.write_string(library).strip())
+
+
+def record_entry(paper: Paper, extra: Mapping[str, object]) -> str:
+    """A complete entry for a paper read from a record that is not BibTeX (CSL-JSON): its fields, plus those
+    of ``extra`` (``pages``, ``volume``, ``number``, ``publisher``... as BibTeX names them) that the record
+    gives; kept as :attr:`Paper.bibtex` so an export writes them too. ``extra["author"]``, when given, is
+    the author field as written (names "Last, First", organisations braced)."""
+    import bibtexparser
+    from bibtexparser.model import Field
+
+    entry = _entry(paper, paper.key or bib_key_for(paper))
+    names = {f.key.lower() for f in entry.fields}
+    for name, value in extra.items():
+        text = " ".join(clean_text(str(value)).split()) if isinstance(value, (str, int, float)) else ""
+        if name == "author" and text:
+            entry.fields = [Field("author", text) if f.key == "author" else f for f in entry.fields]
+        elif text and name.lower() not in names:
+            entry.fields.append(Field(name, escape_latex(text)))
+    library = bibtexparser.Library()
+    library.add(entry)
+    return bibtexparser.write_string(library).strip()
+
+
+def _own(paper: Paper, key: str) -> bibentry.EntryParts:
+    """The paper's own text (:attr:`Paper.bibtex`), under ``key`` (a different key only on a clash)."""
+    assert paper.bibtex is not None
+    parts = bibentry.parts(paper.bibtex)
+    if bibentry.entry_key(parts.entry) != key:
+        log.warning("writing %r under the key %r (its own key is taken)", paper.title[:60], key)
+        parts = bibentry.EntryParts(parts.strings, bibentry.with_key(parts.entry, key), parts.parents)
+    return parts
 
 
 def _entry(paper: Paper, key: str):
@@ -205,9 +273,8 @@ def papers_to_bibtex(
 
     The same paper given twice (same doc_id, DOI, arXiv id, or normalised title with no
     contradicting year or first author) is written once and both doc_ids map to its key.
+    Entries are written in the order given (sort ``papers`` for citation or file order).
     """
-    import bibtexparser
-
     groups: list[list[Paper]] = []  # one list per distinct work, in input order
     where: dict[str, int] = {}  # doc_id or dedupe key -> group index
     for paper in papers:
@@ -244,10 +311,11 @@ def papers_to_bibtex(
         chosen[g] = key
         used.add(key)
 
-    library = bibtexparser.Library()
     keys: dict[str, str] = {}
+    written: list[bibentry.EntryParts] = []
     for group, key in zip(groups, chosen, strict=True):
         assert key is not None  # every group got a key above
-        library.add(_entry(group[0], key))
+        paper = next((p for p in group if p.bibtex), group[0])
+        written.append(_own(paper, key) if paper.bibtex else _generated(paper, key))
         keys.update({p.doc_id: key for p in group})
-    return bibtexparser.write_string(library), keys
+    return bibentry.join_export(written), keys

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citefinder.errors import InputError, LibraryError
+from citefinder.library.bibentry import adopted
 from citefinder.library.readers import read_papers
 from citefinder.types import ImportFailure, Paper
 
@@ -192,8 +193,8 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False,
             continue
         entries[ident] = {"doc_id": match, "fp": _fingerprint(paper), "owned": False}
         stored = library.get([match])
-        if paper.key and stored and stored[0].key != paper.key:
-            rekey.append(replace(stored[0], key=paper.key))
+        if stored and (new := adopted(stored[0], paper)) != stored[0]:
+            rekey.append(new)  # the file's key and entry text (a sample paper becomes the user's)
     rekey += _follow_keys(library, state, str(path), previous, current, entries, rekey)
     if rekey:
         embedded += library.update_papers(rekey)  # a new key only: nothing is embedded
@@ -283,7 +284,8 @@ def keys_by_doc(library: "Library", path: Path | str) -> dict[str, str]:
 
 
 def _fingerprint(paper: Paper) -> str:
-    return hashlib.sha1(json.dumps(paper.to_dict(), sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    record = {k: v for k, v in paper.to_dict().items() if k != "position"}  # an entry moved in the file is unchanged
+    return hashlib.sha1(json.dumps(record, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 def _load(folder: Path) -> dict[str, Any]:

@@ -136,6 +136,15 @@ class PendingQueue:
             con.executemany("UPDATE pending SET paper = ? WHERE doc_id = ?",
                             [(json.dumps(p.to_dict(), ensure_ascii=False), p.doc_id) for p in papers])
 
+    def ids_from(self, source: str) -> list[str]:
+        """The doc_ids of queued papers imported from the file named ``source``."""
+        if not self.exists():
+            return []
+        with self._lock, closing(self._connect()) as con:
+            rows = con.execute("SELECT doc_id FROM pending WHERE json_extract(paper, '$.source') = ? ORDER BY seq",
+                               (source,)).fetchall()
+        return [r[0] for r in rows]
+
     def find_key(self, key: str) -> Paper | None:
         """The queued paper whose citation key is ``key``, or None."""
         if not self.exists():

@@ -7,7 +7,8 @@ from typing import Any, Mapping
 
 from citefinder.types import Paper
 
-_SCALARS = ("title", "venue", "doi", "arxiv_id", "url", "entry_type", "source", "key")
+_SCALARS = ("title", "venue", "doi", "arxiv_id", "url", "entry_type", "source", "key", "bibtex")
+_INTS = ("year", "position")
 
 
 def embedding_text(paper: Paper) -> str:
@@ -19,15 +20,16 @@ def to_metadata(paper: Paper, *, norm_title: str) -> dict[str, Any]:
     meta: dict[str, Any] = {k: getattr(paper, k) for k in _SCALARS if getattr(paper, k)}
     meta["authors"] = json.dumps(list(paper.authors), ensure_ascii=False)
     meta["norm_title"] = norm_title
-    if paper.year is not None:
-        meta["year"] = int(paper.year)
+    for name in _INTS:
+        if getattr(paper, name) is not None:
+            meta[name] = int(getattr(paper, name))
     return meta
 
 
 def to_update_metadata(paper: Paper, *, norm_title: str) -> dict[str, Any]:
     """Metadata for ``collection.update``, which merges: fields the paper no longer has are set to
     None, which deletes them."""
-    meta: dict[str, Any] = {k: None for k in _SCALARS + ("year",)}
+    meta: dict[str, Any] = {k: None for k in _SCALARS + _INTS}
     meta.update(to_metadata(paper, norm_title=norm_title))
     return meta
 
@@ -38,7 +40,6 @@ def from_record(doc_id: str, meta: Mapping[str, Any] | None, document: str | Non
         authors = tuple(json.loads(meta.get("authors") or "[]"))
     except ValueError:
         authors = ()
-    year = meta.get("year")
-    return Paper.from_dict({**{k: meta.get(k) for k in _SCALARS}, "doc_id": doc_id, "title": str(meta.get("title", "")),
-                            "authors": authors, "year": int(year) if isinstance(year, (int, float)) else None,
-                            "abstract": document or ""})
+    ints = {k: int(v) if isinstance(v := meta.get(k), (int, float)) else None for k in _INTS}
+    return Paper.from_dict({**{k: meta.get(k) for k in _SCALARS}, **ints, "doc_id": doc_id,
+                            "title": str(meta.get("title", "")), "authors": authors, "abstract": document or ""})

@@ -160,6 +160,12 @@ class Library(LibraryRepairs):
         return self._pending.find_key(key)
 
 
+    def ids_from(self, source: str) -> list[str]:
+        """The doc_ids of the papers imported from the file named ``source`` (:attr:`Paper.source`)."""
+        res = self._collection.get(where={"source": source}, include=[])
+        return list(res["ids"]) + self._pending.ids_from(source)
+
+
 def _du(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 

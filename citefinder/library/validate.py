@@ -14,7 +14,7 @@ from citefinder.library.formats.common import RecordError, json_kind
 from citefinder.text.textsafe import clean_text
 from citefinder.types import Paper
 
-_OPTIONAL_TEXT = ("venue", "doi", "arxiv_id", "url", "entry_type", "source")
+_OPTIONAL_TEXT = ("venue", "doi", "arxiv_id", "url", "entry_type", "source", "bibtex")
 
 
 def _text(name: str, value: object, *, optional: bool) -> str | None:
@@ -45,6 +45,7 @@ def checked_paper(paper: Paper) -> Paper:
         "authors": authors,
         "year": int(year) if year is not None else None,
         "abstract": _text("abstract", paper.abstract or "", optional=False) or "",
+        "position": paper.position if type(paper.position) is int else None,
     }
     changes.update({k: _text(k, getattr(paper, k), optional=True) or None for k in _OPTIONAL_TEXT})
     if all(getattr(paper, k) == v and type(getattr(paper, k)) is type(v) for k, v in changes.items()):

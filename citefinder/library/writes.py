@@ -7,12 +7,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from citefinder.errors import CitefinderError, ImportAbortedError, ImportInterrupted, StoreUnavailableError
-from citefinder.library import faults
+from citefinder.library import bibentry, faults
 from citefinder.library.chroma import where
 from citefinder.library.core import LibraryCore
 from citefinder.library.formats.common import RecordError
@@ -61,7 +60,7 @@ class LibraryWrites(LibraryCore):
             batch: list[tuple[Paper, tuple[str, ...], Identity]] = []
             batch_keys: dict[str, Identity] = {}  # keys of papers in the batch not yet stored
             fresh: set[str] = set()  # doc_ids added by this call
-            rekey: dict[str, str] = {}  # stored doc_id -> the citation key a re-import gives it
+            rekey: dict[str, Paper] = {}  # stored doc_id -> the duplicate that gives it its key and entry text
             given: set[str] = set()  # every key this import names
             self._mark_dirty(True)
             try:
@@ -83,8 +82,8 @@ class LibraryWrites(LibraryCore):
                                 given.add(paper.key)
                             if match is not None:
                                 dupes += 1
-                                if paper.key and match.doc_id not in fresh:  # a re-imported .bib updates the key
-                                    rekey.setdefault(match.doc_id, paper.key)
+                                if (paper.key or paper.bibtex) and match.doc_id not in fresh:
+                                    rekey.setdefault(match.doc_id, paper)  # a re-imported .bib updates the key and text
                             else:
                                 fresh.add(paper.doc_id)
                                 for k in pkeys:
@@ -98,7 +97,7 @@ class LibraryWrites(LibraryCore):
                 if batch:
                     self._store_batch(batch, keys, added, failures, defer_embedding)
                 if rekey:
-                    self._set_keys(rekey, keep=given)
+                    self._adopt(rekey, keep=given)
             except BaseException as e:
                 # an interrupt can land between a batch reaching the store and its bookkeeping: count the store
                 stored = self._stored_since(before, len(added))
@@ -252,18 +251,22 @@ class LibraryWrites(LibraryCore):
             self._commit(changed=True)
             return len(changed)
 
-    def _set_keys(self, keys: dict[str, str], *, keep: set[str] | None = None) -> None:
-        """Give stored papers (doc_id -> key) a new citation key, without embedding anything; a paper whose
-        key is in ``keep`` (the import still names it: two entries of one file are one work, e.g. a
-        ``crossref`` child and its parent) keeps it."""
-        stored = [p for p in self.get(list(keys)) if p.key != keys[p.doc_id] and not (keep and p.key in keep)]
-        if not stored:
+    def _adopt(self, duplicates: dict[str, Paper], *, keep: set[str] | None = None) -> None:
+        """Stored papers (doc_id -> a duplicate just read) take the duplicate's citation key and, when it
+        came from a .bib, its entry text and file: a re-imported .bib updates the key, and the user's own
+        entry replaces the sample library's (the paper stops being a sample). Nothing is embedded. A paper
+        whose key is in ``keep`` (the import still names it: two entries of one file are one work, e.g. a
+        ``crossref`` child and its parent) stays as it is."""
+        renamed = [new for p in self.get(list(duplicates)) if not (keep and p.key in keep)
+                   and (new := bibentry.adopted(p, duplicates[p.doc_id])) != p]
+        if not renamed:
             return
-        log.info("updating the citation key of %d stored papers", len(stored))
-        renamed = [replace(p, key=keys[p.doc_id]) for p in stored]
+        log.info("updating the citation key and entry of %d stored papers", len(renamed))
         in_chroma = {p.doc_id for p in self._chroma_get([p.doc_id for p in renamed])}
         if in_chroma:
-            self._collection.update(ids=sorted(in_chroma), metadatas=[{"key": keys[i]} for i in sorted(in_chroma)])
+            by_id = {p.doc_id: p for p in renamed}
+            self._collection.update(ids=sorted(in_chroma), metadatas=[
+                {k: getattr(by_id[i], k) for k in ("key", "bibtex", "position", "source")} for i in sorted(in_chroma)])
         self._pending.replace([p for p in renamed if p.doc_id not in in_chroma])
 
     def _store_batch(

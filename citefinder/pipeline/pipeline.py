@@ -11,23 +11,25 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from citefinder.errors import CitefinderError, EmptyLibraryError, NoSlotsError
+from citefinder.library.sample import hidden_ids
 from citefinder.pipeline.concurrency import cite_slots
+from citefinder.pipeline.second import second_paper
 from citefinder.rank.calibration import Calibration, default_calibration
 from citefinder.rank.fuse import Fusion, fuse, fuse_candidates, fusion_of
 from citefinder.rank.rerank import Reranker, make_reranker
 from citefinder.retrieve.agents.draft import draft_context
-from citefinder.retrieve.base import Agent, retrieve
+from citefinder.retrieve.base import Agent, Rankings, retrieve
 from citefinder.retrieve.query.reformulate import reformulate
 from citefinder.retrieve.query.rewrite import LLMRewriter, Rewriter, skipped_rewrite
 from citefinder.retrieve.registry import keep_indexes_current, make_agents
 from citefinder.select.base import Selector, make_selector
 from citefinder.select.fallback import selection_hits
-from citefinder.types import Candidate, Query, Selection, Slot, SlotResult, StageTrace
+from citefinder.types import Candidate, Hit, Query, Selection, Slot, SlotResult, StageTrace
 
 if TYPE_CHECKING:
     from citefinder.config import Settings
@@ -72,6 +74,8 @@ class Pipeline:
         self.reranker = reranker if reranker is not None else make_reranker(settings)
         self.selector = selector if selector is not None else make_selector(settings)
         self.rewriter: Rewriter | None = rewriter if rewriter is not None else make_rewriter(settings)
+        # the sample library's papers, left out once the user has papers of their own (citefinder.library.sample)
+        self.exclude = hidden_ids(library, settings.suggest_sample)
 
     # --- public ----------------------------------------------------------------------------------
 
@@ -95,10 +99,14 @@ class Pipeline:
         """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any."""
         query, candidates, traces = self.rank_slot(slot, draft=draft)
         ran = self._agents_ran(traces)
-        size = self.library.count()
+        size = self.library.count() - len(self.exclude)
         confidences = self.calibration.confidences(candidates, ran, size)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
+        if self.settings.second_paper:
+            selection = second_paper(query, shown, confidences, selection)
+            if selection.also:
+                t_select = replace(t_select, details={**t_select.details, "also": [p.doc_id for p in selection.also]})
         t_select = self._explain_confidence(t_select, shown, ran, size)
         return SlotResult(slot, query, candidates, selection, traces + (t_select,))
 
@@ -125,7 +133,8 @@ class Pipeline:
         query, t_reform = reformulate(question)
         candidates, traces = self._rank(query, (t_reform,), self.question_fusion)
         start = time.perf_counter()
-        confidences = self.calibration.confidences(candidates, self._agents_ran(traces), self.library.count())
+        confidences = self.calibration.confidences(candidates, self._agents_ran(traces),
+                                                   self.library.count() - len(self.exclude))
         if candidates:
             top = candidates[0]
             selection = Selection("found", top.paper, confidences.get(top.doc_id, 0.0), "ranking")
@@ -161,6 +170,8 @@ class Pipeline:
         s = self.settings
         fusion = fusion or self.fusion
         rankings, t_agents = retrieve(self.agents, query)
+        if self.exclude:
+            rankings, t_agents = without(self.exclude, rankings, t_agents)
         failed = [t for t in t_agents if t.status == "error"]
         if failed and not rankings:
             raise CitefinderError(
@@ -194,3 +205,15 @@ class Pipeline:
             return trace
         basis = self.calibration.explain(shown, ran, size)
         return replace(trace, details={**trace.details, "confidence_basis": basis})
+
+
+def without(exclude: frozenset[str], rankings: Rankings,
+            traces: tuple[StageTrace, ...]) -> tuple[Rankings, tuple[StageTrace, ...]]:
+    """The agents' lists and traces with the ``exclude`` papers taken out and the others ranked up,
+    as if the library did not hold them."""
+
+    def kept(hits: Sequence[Hit]) -> tuple[Hit, ...]:
+        return tuple(Hit(h.doc_id, r, h.score) for r, h in enumerate((h for h in hits if h.doc_id not in exclude), 1))
+
+    return ({name: kept(hits) for name, hits in rankings.items()},
+            tuple(replace(t, top=kept(t.top)) if t.kind == "retriever" else t for t in traces))

@@ -45,6 +45,28 @@ def confidence_words(p: float) -> str:
     return UNLIKELY
 
 
+# Candidates below the top: p = sigmoid(a + b * logit(number capped at the one above) + c * log(rank)), fit on
+# the drafts-dev training part only (bench/probes/lower_ranks.py; figures in bench/RESULTS.md).
+LOWER_RANKS: tuple[float, float, float] | None = (-0.9090, 0.3859, -0.7199)
+
+
+def shown_probabilities(values: Sequence[float],
+                        lower: tuple[float, float, float] | None = LOWER_RANKS) -> list[float]:
+    """The probability that each candidate (in the shown order) is the cited paper, as one ranking reads:
+    never above a candidate shown before it. The model is fit on top candidates (:class:`Calibration`); for a
+    lower one its number can exceed the top's and overstate how often it is right, so below the top it is
+    capped at the number above and then read through ``lower`` (see :data:`LOWER_RANKS`)."""
+    out: list[float] = []
+    for rank, v in enumerate(values, start=1):
+        p = min(float(v), out[-1]) if out else float(v)
+        if out and lower is not None:
+            a, b, c = lower
+            q = min(max(p, 1e-4), 1 - 1e-4)
+            p = min(p, 1.0 / (1.0 + math.exp(-(a + b * math.log(q / (1 - q)) + c * math.log(rank)))))
+        out.append(p)
+    return out
+
+
 def candidate_features(
     candidates: Sequence[Candidate],
     i: int,

@@ -35,11 +35,12 @@ SlotKeys = Mapping[int, "str | Sequence[str]"]
 
 
 def keys_of(value: str | Sequence[str] | None) -> list[str]:
-    """A slot's keys: one key, or several (the user picked several papers for one slot), blanks dropped."""
+    """A slot's keys, in the order cited, each once: one key, keys written ``"a,b"`` (a key never holds a
+    comma) or a list (the user picked several papers for one slot); blanks dropped."""
     if not value:
         return []
-    items = [value] if isinstance(value, str) else list(value)
-    return list(dict.fromkeys(k.strip() for k in items if k and k.strip()))
+    items = value.split(",") if isinstance(value, str) else [p for k in value if k for p in k.split(",")]
+    return list(dict.fromkeys(k.strip() for k in items if k.strip()))
 
 
 def fill_draft(text: str, slots: Sequence[Slot], keys: SlotKeys, *, command: str = DEFAULT_COMMAND) -> str:

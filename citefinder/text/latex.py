@@ -15,24 +15,23 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from citefinder.text.latexdb import (
+    BIBLIOGRAPHY,
+    CITE_COMMANDS,
+    INCLUDES_ONE,
+    INCLUDES_TWO,
+    INLINE_VERBATIM,
+    NOT_CITED,
+    VERBATIM_ENVIRONMENTS,
+    latex_context,
+)
+
 log = logging.getLogger(__name__)
 
-_CITE_BASE = (
-    "cite citep citet citealp citealt citeauthor citeyear citeyearpar citenum citetext autocite parencite "
-    "textcite footcite footcitetext smartcite supercite fullcite newcite shortcite citeA"
-).split()
-# natbib's and biblatex's capitalised forms (\Citet, \Textcite, ...) start a sentence
-CITE_COMMANDS = frozenset(_CITE_BASE + [c[0].upper() + c[1:] for c in _CITE_BASE])
-NOT_CITED = frozenset({"nocite"})  # parsed (its braces hold keys, not prose) but never a slot nor a citation
-VERBATIM_ENVIRONMENTS = frozenset(
-    "verbatim verbatim* Verbatim Verbatim* BVerbatim LVerbatim lstlisting minted comment filecontents "
-    "filecontents*".split()
-)
-INLINE_VERBATIM = frozenset({"verb", "lstinline", "mintinline"})
-# \input{f} \include{f} \subfile{f}; \import{dir}{f} and its kin take a folder first
-INCLUDES_ONE = frozenset({"input", "include", "subfile"})
-INCLUDES_TWO = frozenset({"import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"})
-BIBLIOGRAPHY = frozenset({"bibliography", "addbibresource", "addglobalbib", "nobibliography"})
+__all__ = ["BIBLIOGRAPHY", "CITE_COMMANDS", "INCLUDES_ONE", "INCLUDES_TWO", "INLINE_VERBATIM", "NOT_CITED",
+           "VERBATIM_ENVIRONMENTS", "Cite", "Include", "Key", "LatexScan", "is_placeholder_key", "parse_cite",
+           "prose", "scan_latex"]
+
 _PLACEHOLDER_KEY = re.compile(r"(?:\?+|TODO|TBD|XXX|CITATION|CITE|KEY)", re.IGNORECASE)
 
 
@@ -102,121 +101,6 @@ class LatexScan:
         return any(a <= pos < b for a, b in self.skipped)
 
 
-def _context_db() -> Any:
-    """pylatexenc's LaTeX context with the cite, include and verbatim commands this reader needs."""
-    from pylatexenc import latexwalker
-    from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
-
-    db = latexwalker.get_default_latex_context_db()
-    macros = [MacroSpec(name, "*[[{") for name in sorted(CITE_COMMANDS | NOT_CITED)]
-    macros += [MacroSpec(name, "{") for name in sorted(INCLUDES_ONE)]
-    macros += [MacroSpec(name, "*{{") for name in sorted(INCLUDES_TWO)]
-    macros += [MacroSpec("bibliography", "{"), MacroSpec("nobibliography", "{"),
-               MacroSpec("addbibresource", "[{"), MacroSpec("addglobalbib", "[{"), MacroSpec("title", "[{")]
-    macros += [MacroSpec("url", args_parser=_VerbatimBraces(1)), MacroSpec("path", args_parser=_VerbatimBraces(1)),
-               MacroSpec("href", args_parser=_VerbatimBraces(1)),
-               MacroSpec("lstinline", args_parser=_InlineCode(0)), MacroSpec("mintinline", args_parser=_InlineCode(1))]
-    environments = [EnvironmentSpec(name, args_parser=_VerbatimEnvironment(name))
-                    for name in sorted(VERBATIM_ENVIRONMENTS)]
-    db.add_context_category("citefinder", prepend=True, macros=macros, environments=environments)
-    return db
-
-
-class _Verbatim:
-    """Base of the argument readers below: they return pylatexenc's verbatim arguments."""
-
-    def __init__(self) -> None:
-        self.argspec = "{"
-
-    @staticmethod
-    def _node(w: Any, parsing_state: Any, start: int, end: int) -> Any:
-        from pylatexenc import latexwalker
-        from pylatexenc.macrospec import ParsedVerbatimArgs
-
-        chars = w.make_node(latexwalker.LatexCharsNode, parsing_state=parsing_state, chars=w.s[start:end],
-                            pos=start, len=end - start)
-        return ParsedVerbatimArgs(verbatim_chars_node=chars)
-
-
-def _brace_end(s: str, pos: int) -> int:
-    """Index after the ``}`` closing the ``{`` at ``pos`` (braces counted, nothing else), or len(s)."""
-    depth = 0
-    for i in range(pos, len(s)):
-        if s[i] == "{" and (i == 0 or s[i - 1] != "\\"):
-            depth += 1
-        elif s[i] == "}" and s[i - 1] != "\\":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(s)
-
-
-def _skip_space(s: str, pos: int) -> int:
-    while pos < len(s) and s[pos] in " \t":
-        pos += 1
-    return pos
-
-
-class _VerbatimBraces(_Verbatim):
-    """``\\url{http://x/a%20b}``: the first ``n`` brace groups are read as they are (a % is no comment)."""
-
-    def __init__(self, n: int) -> None:
-        super().__init__()
-        self.n = n
-
-    def parse_args(self, w: Any, pos: int, parsing_state: Any = None) -> tuple[Any, int, int]:
-        start = end = pos
-        for _ in range(self.n):
-            at = _skip_space(w.s, end)
-            if at >= len(w.s) or w.s[at] != "{":
-                break
-            end = _brace_end(w.s, at)
-        return self._node(w, parsing_state, start, end), pos, end - pos
-
-
-class _InlineCode(_Verbatim):
-    """``\\lstinline|x|``, ``\\lstinline[opts]{x}``, ``\\mintinline{lang}{x}``: code, not prose."""
-
-    def __init__(self, braces_before: int) -> None:
-        super().__init__()
-        self.braces_before = braces_before
-
-    def parse_args(self, w: Any, pos: int, parsing_state: Any = None) -> tuple[Any, int, int]:
-        s, at = w.s, _skip_space(w.s, pos)
-        if at < len(s) and s[at] == "[":
-            close = s.find("]", at)
-            at = _skip_space(s, close + 1 if close >= 0 else len(s))
-        for _ in range(self.braces_before):
-            if at < len(s) and s[at] == "{":
-                at = _skip_space(s, _brace_end(s, at))
-        if at >= len(s):
-            end = at
-        elif s[at] == "{":
-            end = _brace_end(s, at)
-        else:
-            close = s.find(s[at], at + 1)
-            end = close + 1 if close >= 0 else len(s)
-        return self._node(w, parsing_state, pos, end), pos, end - pos
-
-
-class _VerbatimEnvironment(_Verbatim):
-    """``\\begin{lstlisting} ... \\end{lstlisting}`` (and ``comment``, ``minted``, ...): read to its end as is."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.end_text = "\\end{" + name + "}"
-
-    def parse_args(self, w: Any, pos: int, parsing_state: Any = None) -> tuple[Any, int, int]:
-        end = w.s.find(self.end_text, pos)
-        end = len(w.s) if end < 0 else end  # an environment never closed runs to the end, as in LaTeX
-        return self._node(w, parsing_state, pos, end), pos, end - pos
-
-
-@lru_cache(maxsize=1)
-def _db() -> Any:
-    return _context_db()
-
-
 @lru_cache(maxsize=16)
 def scan_latex(text: str) -> LatexScan:
     """Read ``text`` as LaTeX; a parse that fails (pylatexenc on broken input) gives a scan of comments only.
@@ -225,7 +109,7 @@ def scan_latex(text: str) -> LatexScan:
     from pylatexenc import latexwalker
 
     try:
-        walker = latexwalker.LatexWalker(text, latex_context=_db(), tolerant_parsing=True)
+        walker = latexwalker.LatexWalker(text, latex_context=latex_context(), tolerant_parsing=True)
         nodes, _, _ = walker.get_latex_nodes()
     except Exception as e:  # noqa: BLE001 - a parser failure must not lose the draft: fall back to comments only
         log.warning("LaTeX could not be parsed (%s: %s); reading comments only", type(e).__name__, e)

@@ -1,20 +1,26 @@
 """What the Cite page offers for download, built from the results and the user's choices.
 
-Pure functions (no streamlit): ``choices`` maps slot index -> chosen doc_id (None = leave the
-slot unfilled); it starts as the selector's picks and the user may override any of them.
+Pure functions (no streamlit): ``choices`` maps slot index -> the doc_ids the slot cites, in cite order
+(one doc_id, or None = leave the slot unfilled, are read too); it starts as the selector's picks and the
+user may override any of them. Papers read from the user's .bib are written as their own entries, byte
+for byte (:mod:`citefinder.library.bibtex`), in citation order or in the order of their file.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import PurePath
+from typing import Literal
 
 from citefinder.library.bibtex import papers_to_bibtex
-from citefinder.text.fill import DEFAULT_COMMAND, fill_draft
+from citefinder.text.fill import DEFAULT_COMMAND, fill_draft, keys_of
 from citefinder.types import Paper, SlotResult
+from citefinder.ui.picks import as_ids
 
-Choices = Mapping[int, "str | None"]
+Choices = Mapping[int, "str | Sequence[str] | None"]
+Order = Literal["cited", "file"]
+ORDERS: dict[str, str] = {"cited": "as cited", "file": "as in your .bib"}
 
 
 def default_choices(results: Sequence[SlotResult]) -> dict[int, str | None]:
@@ -35,17 +41,33 @@ def paper_for(result: SlotResult, doc_id: str | None, extra: Mapping[str, Paper]
     return (extra or {}).get(doc_id)
 
 
-def chosen_papers(results: Sequence[SlotResult], choices: Choices,
-                  extra: Mapping[str, Paper] | None = None) -> dict[int, Paper]:
-    """slot index -> chosen paper, for the slots that have one."""
-    out: dict[int, Paper] = {}
+def paper_of(results: Sequence[SlotResult], doc_id: str, extra: Mapping[str, Paper] | None = None) -> Paper | None:
+    """The paper behind ``doc_id`` among any slot's candidates, or ``extra``."""
+    for r in results:
+        paper = paper_for(r, doc_id)
+        if paper is not None:
+            return paper
+    return (extra or {}).get(doc_id)
+
+
+def chosen_lists(results: Sequence[SlotResult], choices: Choices,
+                 extra: Mapping[str, Paper] | None = None) -> dict[int, list[Paper]]:
+    """slot index -> the papers it cites (in cite order), for the slots that cite any."""
+    out: dict[int, list[Paper]] = {}
     for r in results:
         if r.slot is None:
             continue
-        paper = paper_for(r, choices.get(r.slot.index), extra)
-        if paper is not None:
-            out[r.slot.index] = paper
+        papers = [p for i in as_ids(choices.get(r.slot.index))
+                  if (p := paper_for(r, i, extra) or paper_of(results, i, extra)) is not None]
+        if papers:
+            out[r.slot.index] = papers
     return out
+
+
+def chosen_papers(results: Sequence[SlotResult], choices: Choices,
+                  extra: Mapping[str, Paper] | None = None) -> dict[int, Paper]:
+    """slot index -> the first paper it cites, for the slots that cite any."""
+    return {i: papers[0] for i, papers in chosen_lists(results, choices, extra).items()}
 
 
 def bibliography(
@@ -54,20 +76,28 @@ def bibliography(
     extra: Mapping[str, Paper] | None = None,
     *,
     taken: Callable[[str], bool] | None = None,
+    order: Order = "cited",
 ) -> tuple[str, dict[int, str]]:
-    """The .bib text of the chosen papers (each once, in slot order) and slot index -> bib key.
+    """The .bib text of the chosen papers (each once) and slot index -> its bib keys, in cite order
+    and as written inside ``\\cite{}`` (``"a,b"``: a key never holds a comma).
 
-    A paper keeps the user's own key (:attr:`Paper.key`); others get a generated key that avoids
-    every key for which ``taken`` is true (pass the library's ``by_key`` test)."""
-    chosen = chosen_papers(results, choices, extra)
-    unique = list({p.doc_id: p for p in (chosen[i] for i in sorted(chosen))}.values())
+    ``order``: "cited" writes the papers in the order the draft first cites them; "file" in the order
+    of the .bib they came from (file by file), then the others as cited. A paper read from the user's
+    .bib is their own entry, byte for byte; it keeps the user's key (:attr:`Paper.key`); others get a
+    generated key that avoids every key for which ``taken`` is true (pass the library's ``by_key`` test)."""
+    chosen = chosen_lists(results, choices, extra)
+    unique = list({p.doc_id: p for i in sorted(chosen) for p in chosen[i]}.values())
     if not unique:
         return "", {}
+    if order == "file":
+        cited = {p.doc_id: n for n, p in enumerate(unique)}
+        unique.sort(key=lambda p: (p.position is None, p.source or "", p.position or 0, cited[p.doc_id]))
     bib, key_of = papers_to_bibtex(unique, taken=taken)
-    return bib, {i: key_of[p.doc_id] for i, p in chosen.items() if p.doc_id in key_of}
+    return bib, {i: ",".join(dict.fromkeys(key_of[p.doc_id] for p in papers if p.doc_id in key_of))
+                 for i, papers in chosen.items()}
 
 
-def filled_draft(text: str, results: Sequence[SlotResult], keys: Mapping[int, str], *,
+def filled_draft(text: str, results: Sequence[SlotResult], keys: Mapping[int, str | Sequence[str]], *,
                  command: str = DEFAULT_COMMAND) -> str:
     """The draft with every slot that has a key filled: in the draft's own cite command
     (``\\citep{?}`` -> ``\\citep{key}``), a plain [CITATION] in ``command``."""
@@ -75,19 +105,28 @@ def filled_draft(text: str, results: Sequence[SlotResult], keys: Mapping[int, st
     return fill_draft(text, slots, dict(keys), command=command)
 
 
-def cite_snippet(result: SlotResult, key: str, command: str = DEFAULT_COMMAND) -> str:
-    """What to paste for one slot: ``\\citep{key}`` in the slot's own command, else ``command``."""
-    return f"{(result.slot.command if result.slot else '') or command}{{{key}}}"
+def cite_snippet(result: SlotResult, key: str | Sequence[str], command: str = DEFAULT_COMMAND) -> str:
+    """What to paste for one slot: ``\\citep{a,b}`` in the slot's own command, else ``command``."""
+    keys = ",".join(keys_of(key))
+    return f"{(result.slot.command if result.slot else '') or command}{{{keys}}}"
 
 
-def results_json(results: Sequence[SlotResult], choices: Choices, keys: Mapping[int, str] | None = None) -> str:
-    """Every SlotResult as JSON (``SlotResult.to_dict()``), plus the doc_id the user settled on and
-    the key it is cited with."""
+def results_json(results: Sequence[SlotResult], choices: Choices,
+                 keys: Mapping[int, str | Sequence[str]] | None = None, picked: Collection[int] = ()) -> str:
+    """Every SlotResult as JSON (``SlotResult.to_dict()``), plus the papers the slot cites (``user_choices``:
+    doc_ids in cite order; ``user_choice``: the first, or None), whether the user decided them
+    (``user_picked``: the slots in ``picked``) and the keys the slot is cited with (``cite_keys``, in cite
+    order; ``cite_key``: the first, as earlier versions wrote)."""
     rows = []
     for r in results:
         row = r.to_dict()
-        row["user_choice"] = choices.get(r.slot.index) if r.slot else None
-        row["cite_key"] = (keys or {}).get(r.slot.index) if r.slot else None
+        row["user_picked"] = bool(r.slot and r.slot.index in picked)
+        ids = list(as_ids(choices.get(r.slot.index))) if r.slot else []
+        row["user_choices"] = ids
+        row["user_choice"] = ids[0] if ids else None
+        cited = keys_of((keys or {}).get(r.slot.index)) if r.slot else []
+        row["cite_keys"] = cited
+        row["cite_key"] = cited[0] if cited else None
         rows.append(row)
     return json.dumps(rows, indent=2, ensure_ascii=False)
 

@@ -11,18 +11,33 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from citefinder.errors import CitefinderError
-from citefinder.types import SlotResult
+from citefinder.text.slots import find_slots
+from citefinder.types import Paper, Slot, SlotResult
+from citefinder.ui.picks import Carry, Picks, SetAside, carry_over
 from citefinder.ui.workspace import Draft, save_draft
 
 if TYPE_CHECKING:
     from citefinder.pipeline.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What the user had before this fill, moved onto its slots when it ends (:func:`carry_over`): picks of
+    unchanged sentences stay, picks of edited ones are set aside beside their slot."""
+
+    slots: tuple[Slot, ...] = ()
+    picks: Picks = field(default_factory=dict)
+    aside: dict[int, SetAside] = field(default_factory=dict)
+    extra: dict[str, Paper] = field(default_factory=dict)  # the picked papers (to show and export them)
+    history: tuple[Picks, ...] = ()
+    paired: dict[str, Any] | None = None
 
 
 class FillCancelled(Exception):
@@ -43,11 +58,15 @@ class FillJob:
     """``pipeline.cite_text(text)`` on a daemon thread; thread-safe snapshots of its progress."""
 
     def __init__(self, pipeline: "Pipeline", text: str, *, source_name: str | None = None,
-                 library_folder: str | Path | None = None, total: int = 0) -> None:
+                 library_folder: str | Path | None = None, total: int = 0, kept: Kept | None = None) -> None:
         self.pipeline = pipeline
         self.text = text
         self.source_name = source_name
         self.library_folder = library_folder
+        self.kept = kept or Kept()
+        # the user's picks moved onto this text's slots (computed at once: the slots need no search)
+        new_slots = find_slots(text, pipeline.settings.context_sentences)
+        self.carry: Carry = carry_over(self.kept.slots, self.kept.picks, new_slots, self.kept.aside)
         self._lock = threading.Lock()
         self._results: dict[int, SlotResult] = {}
         self._total = total
@@ -109,7 +128,10 @@ class FillJob:
         snap = self.snapshot()
         if not snap.results:
             return
+        k, c = self.kept, self.carry
+        draft = Draft(self.text, self.source_name, snap.results, choices=c.picks, extra_papers=dict(k.extra),
+                      elapsed_s=snap.elapsed_s, changed=c.changed, history=k.history, paired=k.paired)
         try:
-            save_draft(library_folder, Draft(self.text, self.source_name, snap.results, elapsed_s=snap.elapsed_s))
+            save_draft(library_folder, draft)
         except OSError as e:
             log.warning("could not save the draft for %s: %s", self.library_folder, e)

@@ -6,10 +6,13 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
+from citefinder.library import sample
 from citefinder.library.store import Library
 from citefinder.ui import resources, state
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.render import error_box
+
+SUGGEST_SAMPLE = "suggest_sample_toggle"
 
 
 def page_setup(title: str, icon: str | None = None) -> Settings:
@@ -69,12 +72,52 @@ def ensure_sample(library: Library) -> None:
                    state="complete", expanded=False)
 
 
+def _suggest_sample(key: str) -> None:
+    settings = state.get_settings()
+    state.set_settings(settings.with_overrides(suggest_sample=bool(st.session_state.get(key))))
+
+
+def _remove_sample(library: Library) -> None:
+    try:
+        removed = sample.remove_sample(library)
+    except CitefinderError as e:
+        st.toast(f"Could not remove the sample papers: {escape_markdown(e)}", icon=":material/error:")
+        return
+    st.toast(f"Removed the {removed} sample papers; your own papers stay. The Library page can load the sample "
+             "again.", icon=":material/delete_sweep:")
+
+
+def sample_controls(settings: Settings, library: Library, counts: sample.Counts, *, where: str) -> None:
+    """The sample's switch (suggest it too) and its one-click removal, once the user has papers of their own."""
+    if not counts.sample:
+        return
+    if counts.own:
+        key = f"{SUGGEST_SAMPLE}_{where}"
+        st.session_state[key] = settings.suggest_sample
+        st.toggle(f"Suggest the {counts.sample} sample papers too", key=key, on_change=_suggest_sample, args=(key,),
+                  help="The sample library (landmark NLP, IR and ML papers) is left out of suggestions once your "
+                       "own papers are here. Turn this on to have it suggested again.")
+    st.button(f"Remove the sample ({counts.sample} papers)", icon=":material/delete_sweep:",
+              key=f"remove_sample_{where}", on_click=_remove_sample, args=(library,), disabled=library.read_only,
+              type="tertiary",
+              help="Removes only the papers of the sample library; your own papers stay.")
+
+
 def sidebar_summary(settings: Settings, library: Library | None) -> None:
-    """Which library is open and which models run, in the sidebar."""
+    """Which library is open (the user's papers counted apart from the sample's) and which models run."""
     with st.sidebar:
         if library is not None:
-            st.caption(f"**Library** · {library.count():,} papers")
+            try:
+                counts = sample.counts(library)
+            except CitefinderError:
+                counts = sample.Counts(library.count(), 0)
+            line = f"**Library** · {counts.own:,} papers of yours"
+            if counts.sample:
+                line += f" + {counts.sample} sample papers" + (" (not suggested)" if counts.own and not
+                                                                settings.suggest_sample else "")
+            st.caption(line)
             st.caption(escape_markdown(str(library.path)))
+            sample_controls(settings, library, counts, where="sidebar")
         llm = settings.llm_model or "none (threshold rule)"
         st.caption(
             f"**Embedder** · {escape_markdown(settings.embedder)}  \n"

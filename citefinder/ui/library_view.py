@@ -10,13 +10,14 @@ from pathlib import Path
 
 import streamlit as st
 
+from citefinder.config import Settings
 from citefinder.errors import CitefinderError
-from citefinder.library.edit import edit_paper, parse_authors, parse_year
+from citefinder.library import sample
 from citefinder.library.link import link_file, linked_files, sync_all, unlink_file
 from citefinder.library.review import ImportReview, import_reviewed
 from citefinder.library.store import Library
 from citefinder.types import ImportReport, Paper
-from citefinder.ui import render, resources, state, tables
+from citefinder.ui import layout, paper_editor, render, resources, state, tables
 from citefinder.ui.markdown import escape_markdown
 
 log = logging.getLogger(__name__)
@@ -28,21 +29,11 @@ LINK_PATH = "library_link_path"  # the path typed into "Keep this library in syn
 LISTED = 50  # duplicates and PDFs listed by name in an import summary
 
 
-def _failed(action: str, error: Exception) -> None:
-    """A message for the page, the traceback for the log: never a traceback on the page."""
-    if isinstance(error, CitefinderError):
-        render.error_box(error)
-        return
-    log.error("%s failed", action, exc_info=error)
-    st.error(f"{escape_markdown(action)} failed: {escape_markdown(type(error).__name__)}: "
-             f"{escape_markdown(str(error)[:300])}. The details are in the server log.", icon=":material/error:")
-
-
 def header(library: Library) -> None:
     try:
         stats = library.stats()
     except Exception as e:  # noqa: BLE001 - shown as a message, logged with its traceback
-        _failed("Reading the library", e)
+        render.failure("Reading the library", e)
         return
     c1, c2, c3 = st.columns([1, 2, 2])
     c1.metric("Papers", f"{stats['papers']:,}")
@@ -57,7 +48,7 @@ def health(library: Library) -> None:
     try:
         problems = library.problems()
     except Exception as e:  # noqa: BLE001
-        _failed("Checking the library", e)
+        render.failure("Checking the library", e)
         return
     if not problems:
         return
@@ -68,7 +59,7 @@ def health(library: Library) -> None:
         try:
             done = library.repair()
         except Exception as e:  # noqa: BLE001
-            _failed("Repair", e)
+            render.failure("Repair", e)
             return
         st.session_state[state.LIBRARY_MESSAGE] = "Repaired: " + "; ".join(done) + "."
         st.rerun()
@@ -118,7 +109,7 @@ def run_import(library: Library, uploads) -> None:
             report = review.report
         except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
             box.update(label="Import failed", state="error")
-            _failed("Import", e)
+            render.failure("Import", e)
             partial = getattr(e, "report", None)
             if partial is not None:
                 st.session_state[state.LIBRARY_REPORT] = (partial, names)
@@ -172,7 +163,8 @@ def import_summary(library: Library) -> None:
             who = ", ".join(paper.authors) or "no authors"
             label = f"{paper.title} · {who} · {paper.year or 'no year'} ({_upload_name(paper.source or 'PDF')})"
             with st.expander(escape_markdown(label), icon=":material/picture_as_pdf:"):
-                edit_form(library, paper, f"pdf_{review.report.added_ids.index(paper.doc_id)}", full=False)
+                paper_editor.edit_form(library, paper, f"pdf_{review.report.added_ids.index(paper.doc_id)}",
+                                       full=False)
 
 
 def _upload_name(source: str) -> str:
@@ -180,51 +172,20 @@ def _upload_name(source: str) -> str:
     return re.sub(r"^[0-9]+-", "", source)
 
 
-def _replace_in_review(paper: Paper) -> None:
-    """After an edit: the summary shows the paper as now stored."""
-    review: ImportReview | None = st.session_state.get(state.LIBRARY_REVIEW)
-    if review is not None:
-        st.session_state[state.LIBRARY_REVIEW] = replace(
-            review, pdf_papers=tuple(paper if p.doc_id == paper.doc_id else p for p in review.pdf_papers))
-
-
-def edit_form(library: Library, paper: Paper, form_key: str, *, full: bool = True) -> None:
-    """Title, authors, year (and with ``full`` the key and abstract) of one paper; Save writes them."""
-    with st.form(f"edit_{form_key}", border=False):
-        title = st.text_input("Title", value=paper.title, key=f"{form_key}_title")
-        authors = st.text_area("Authors (one per line)", value="\n".join(paper.authors), key=f"{form_key}_authors",
-                               height=100 if full else 80)
-        year = st.text_input("Year", value=str(paper.year or ""), key=f"{form_key}_year", max_chars=4)
-        key = abstract = None
-        if full:
-            key = st.text_input("Citation key", value=paper.key or "", key=f"{form_key}_key",
-                                help="Used in the .bib and in \\cite{...}; empty: made from author and year.")
-            abstract = st.text_area("Abstract", value=paper.abstract, key=f"{form_key}_abstract", height=150)
-        if not st.form_submit_button("Save", type="primary", icon=":material/save:", disabled=library.read_only):
-            return
+def sample_section(settings: Settings, library: Library) -> None:
+    """The sample library, apart from the user's papers: how many, suggested or not, removable in one click."""
     try:
-        saved = edit_paper(library, paper.doc_id, title=title, authors=parse_authors(authors),
-                           year=parse_year(year), **({"key": key, "abstract": abstract} if full else {}))
-    except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
-        _failed("Saving the paper", e)
+        counts = sample.counts(library)
+    except CitefinderError:
         return
-    _replace_in_review(saved)
-    st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(f"Saved “{saved.title}”.")
-    st.rerun()
-
-
-def edit_section(library: Library, shown: list[Paper]) -> None:
-    """Open one of the papers shown above and edit it (title, authors, year, key, abstract)."""
-    if not shown:
+    if not counts.sample:
         return
-    with st.expander("Open and edit a paper", icon=":material/edit:"):
-        titles = {p.doc_id: f"{p.title} ({p.year})" if p.year else p.title for p in shown}
-        doc_id = st.selectbox("Paper (from the table above)", list(titles), index=None, key=state.LIBRARY_EDIT,
-                              format_func=lambda i: titles.get(i, i), placeholder="Choose a paper")
-        paper = next((p for p in shown if p.doc_id == doc_id), None)
-        if paper is not None:
-            st.caption(f"id {escape_markdown(paper.doc_id)} · from {escape_markdown(paper.source or 'unknown')}")
-            edit_form(library, paper, f"paper_{shown.index(paper)}")
+    hidden = counts.own and not settings.suggest_sample
+    with st.container(border=True):
+        st.markdown(f"**Sample library** · {counts.sample} landmark NLP, IR and ML papers (from "
+                    f"{sample.SAMPLE_FILE}), beside {counts.own:,} papers of yours."
+                    + (" They are left out of suggestions." if hidden else ""))
+        layout.sample_controls(settings, library, counts, where="library")
 
 
 def import_section(library: Library) -> None:
@@ -252,7 +213,7 @@ def link_section(library: Library) -> None:
             try:
                 report = link_file(library, path.strip())
             except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
-                _failed("Linking the file", e)
+                render.failure("Linking the file", e)
             else:
                 st.session_state[state.LIBRARY_MESSAGE] = escape_markdown("Linked " + report.summary())
                 st.session_state.pop(LINK_PATH, None)
@@ -260,7 +221,7 @@ def link_section(library: Library) -> None:
         try:
             files = linked_files(library)
         except Exception as e:  # noqa: BLE001
-            _failed("Reading the linked files", e)
+            render.failure("Reading the linked files", e)
             return
         if not files:
             return
@@ -274,7 +235,7 @@ def link_section(library: Library) -> None:
                 try:
                     unlink_file(library, linked)
                 except Exception as e:  # noqa: BLE001
-                    _failed("Unlinking the file", e)
+                    render.failure("Unlinking the file", e)
                     return
                 st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(
                     f"Unlinked {linked}; its papers stay in the library.")
@@ -283,7 +244,7 @@ def link_section(library: Library) -> None:
             try:
                 reports = sync_all(library)
             except Exception as e:  # noqa: BLE001
-                _failed("Syncing the linked files", e)
+                render.failure("Syncing the linked files", e)
                 return
             st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(" · ".join(r.summary() for r in reports))
             st.rerun()
@@ -306,7 +267,7 @@ def papers_view(library: Library) -> list[Paper]:
                                    key=state.LIBRARY_PAGE)
             papers = library.browse((int(page) - 1) * PAGE_SIZE, PAGE_SIZE)
     except Exception as e:  # noqa: BLE001
-        _failed("Searching the library", e)
+        render.failure("Searching the library", e)
         return []
     st.dataframe(
         tables.papers_frame(papers), hide_index=True, width="stretch",
@@ -332,7 +293,7 @@ def remove_section(library: Library, shown: list[Paper]) -> None:
             try:
                 removed = library.remove(chosen)
             except Exception as e:  # noqa: BLE001
-                _failed("Removing papers", e)
+                render.failure("Removing papers", e)
                 return
             st.session_state[state.LIBRARY_MESSAGE] = f"Removed {removed} paper{'s' if removed != 1 else ''}."
             for key in (state.LIBRARY_REMOVE, state.LIBRARY_CONFIRM):

@@ -1,74 +1,123 @@
-"""A .bib (or Better BibTeX CSL-JSON) uploaded with a LaTeX draft: the draft is then filled from
-that file alone, so the downloaded .tex cites the user's own keys.
+"""A .bib (or Better BibTeX CSL-JSON) paired with the draft: the draft is then filled from that file alone, so
+the downloaded .tex cites the user's own keys and the downloaded .bib holds their own entries.
 
-The upload is saved under the library folder (``paired/<hash>/``) with a library of its own
-beside it, linked to the saved file (:mod:`citefinder.library.link`): the same upload is
-imported once, and a changed upload gets a new folder.
+An upload is checked like a Library-page import (:func:`citefinder.library.readers.read_papers`): an empty,
+binary or unreadable file is refused on the spot with the same message, and nothing is kept. A good one is
+saved under the library folder (``paired/<hash>/``) with a library of its own beside it, linked to the saved
+file (:mod:`citefinder.library.link`): the same upload is imported once, a changed one gets a new folder.
+The pairing (:class:`~citefinder.ui.state.PairedBib`) lives in the session and in the saved draft, so it
+survives a reload; only *Unpair* ends it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import re
+import tempfile
 from pathlib import Path
 
 import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.library.link import link_file, linked_files, sync_all
+from citefinder.library.readers import read_papers
 from citefinder.library.store import Library
 from citefinder.pipeline.pipeline import Pipeline
-from citefinder.ui import resources
+from citefinder.types import ImportFailure, Paper
+from citefinder.ui import resources, state
+from citefinder.ui.markdown import escape_markdown
 
 log = logging.getLogger(__name__)
 
 UPLOAD = "cite_bib_upload"  # the .bib uploader widget
-RUN_LIBRARY = "cite_paired_library"  # settings of the paired library the last run used (None: the main one)
+SEEN = "cite_bib_seen"  # file_id of the upload already checked
 COMMAND = "cite_command"  # the command picked for plain [CITATION] markers
 COMMANDS = ["\\cite", "\\citep", "\\citet", "\\autocite", "\\parencite", "\\textcite", "\\footcite"]
 
 
-def bib_uploader() -> None:
-    st.file_uploader(
-        "Pair with your .bib (optional)", type=["bib", "json"], key=UPLOAD,
-        help="Your bibliography (.bib, or CSL-JSON from Better BibTeX). The draft is then filled from its "
-             "entries only, with your own keys, so the filled .tex compiles against it.",
-    )
+def check_bib(name: str, data: bytes) -> tuple[int, str | None]:
+    """How many entries ``data`` (a file called ``name``) holds, and why it cannot be used (None when it can):
+    the Library page's reasons, naming the file as the user named it."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(name).name) or "refs.bib"
+    if not safe.lower().endswith((".bib", ".json")):
+        return 0, f"{name}: pair a BibTeX (.bib) or CSL-JSON (.json) file."
+    with tempfile.TemporaryDirectory(prefix="citefinder-pair-") as tmp:
+        path = Path(tmp) / safe
+        path.write_bytes(data)
+        items = list(read_papers(path))
+    papers = [p for p in items if isinstance(p, Paper)]
+    if papers:
+        return len(papers), None
+    failure = next((p for p in items if isinstance(p, ImportFailure)), None)
+    reason = failure.reason if failure else f"no entries found in {name}"
+    return 0, reason.replace(safe, name)
 
 
-def paired_settings(settings: Settings) -> Settings | None:
-    """Settings whose library holds the uploaded bibliography (saved under the library folder), or None."""
+def _uploaded(settings: Settings) -> None:
+    """On a new upload: check it, then pair it (saved under the library folder) or say why not."""
     upload = st.session_state.get(UPLOAD)
-    if upload is None:
-        return None
+    if upload is None or st.session_state.get(SEEN) == upload.file_id:
+        return
+    st.session_state[SEEN] = upload.file_id
     data = upload.getvalue()
+    entries, problem = check_bib(upload.name, data)
+    if problem:
+        st.session_state[state.CITE_PAIR_ERROR] = f"{problem} The draft is not paired with it."
+        return
     digest = hashlib.sha256(data).hexdigest()[:16]
     folder = Path(settings.library) / "paired" / digest
     folder.mkdir(parents=True, exist_ok=True)
-    suffix = ".json" if upload.name.lower().endswith(".json") else ".bib"
-    saved = folder / f"refs{suffix}"
+    saved = folder / ("refs.json" if upload.name.lower().endswith(".json") else "refs.bib")
     if not saved.exists():
         saved.write_bytes(data)
-    return settings.model_copy(update={"library": folder / "library", "collection": f"paired-{digest}"})
+    st.session_state[state.CITE_PAIRED] = state.PairedBib(upload.name, str(folder), entries)
+    st.session_state.pop(state.CITE_PAIR_ERROR, None)
 
 
-def paired_pipeline(settings: Settings) -> Pipeline | None:
-    """A pipeline over the uploaded bibliography's own library (imported on first use), or None."""
-    paired = paired_settings(settings)
-    st.session_state[RUN_LIBRARY] = paired
+def unpair() -> None:
+    st.session_state[state.CITE_PAIRED] = None
+    st.session_state.pop(SEEN, None)
+
+
+def bib_uploader(settings: Settings) -> None:
+    """The uploader, what the draft is paired with (and *Unpair*), or why the last file was refused."""
+    st.file_uploader(
+        "Pair with your .bib (optional)", type=["bib", "json"], key=UPLOAD, on_change=_uploaded, args=(settings,),
+        help="Your bibliography (.bib, or CSL-JSON from Better BibTeX). The draft is then filled from its "
+             "entries only, with your own keys, so the filled .tex compiles against it.",
+    )
+    _uploaded(settings)  # an upload AppTest or a restored session made without the callback
+    error = st.session_state.get(state.CITE_PAIR_ERROR)
+    if error:
+        st.error(escape_markdown(error), icon=":material/error:")
+    paired: state.PairedBib | None = st.session_state.get(state.CITE_PAIRED)
+    if paired is not None:
+        row = st.container(horizontal=True, vertical_alignment="center")
+        row.caption(f"Paired with **{escape_markdown(paired.name)}** ({paired.entries} entries): suggestions "
+                    "come from it alone.")
+        row.button("Unpair", type="tertiary", icon=":material/link_off:", on_click=unpair, key="cite_unpair",
+                   help="Fill from the whole library again (your picks stay).")
+
+
+def paired_pipeline(settings: Settings, paired: state.PairedBib | None) -> Pipeline | None:
+    """A pipeline over the paired bibliography's own library (imported on first use), or None."""
     if paired is None:
         return None
-    library = resources.get_library(paired)
-    saved = next(Path(paired.library).parent.glob("refs.*"))
-    with st.spinner(f"Reading your {st.session_state[UPLOAD].name}..."):
+    own = paired.settings(settings)
+    saved = next(Path(paired.folder).glob("refs.*"), None)
+    if saved is None:
+        st.session_state[state.CITE_PAIRED] = None
+        raise FileNotFoundError(f"the saved copy of {paired.name} is gone; pair the file again")
+    library = resources.get_library(own)
+    with st.spinner(f"Reading your {paired.name}..."):
         reports = [link_file(library, saved)] if saved.resolve() not in linked_files(library) else sync_all(library)
     for report in reports:
         if report.failures:
             st.warning(f"{len(report.failures)} entries of your file could not be read; the others are used.")
-    return Pipeline(paired, library, reranker=resources.get_reranker(settings))
+    return Pipeline(own, library, reranker=resources.get_reranker(settings))
 
 
-def run_library(default: Library) -> Library:
-    """The library the last run searched: the paired one, else ``default``."""
-    paired = st.session_state.get(RUN_LIBRARY)
-    return resources.get_library(paired) if paired is not None else default
+def run_library(run: state.CiteRun, default: Library) -> Library:
+    """The library a run searched: the paired one, else ``default``."""
+    return resources.get_library(run.paired.settings(default.settings)) if run.paired is not None else default

@@ -6,23 +6,30 @@ Paper metadata and LLM output are untrusted: they reach the page only through
 
 from __future__ import annotations
 
+import itertools
+import logging
+import re
 from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from citefinder.errors import CitefinderError
 from citefinder.llm.lm import usage_summary
 from citefinder.text.slots import SLOT_TEXT
 from citefinder.types import Paper, SlotResult, StageTrace
 from citefinder.ui import tables
 from citefinder.ui.markdown import escape_markdown, link, safe_url
 
+log = logging.getLogger(__name__)
+
 TOP_SHOWN = 20  # rows of each top-k table in a trace
+_scrolls = itertools.count()
 Lookup = Callable[[Sequence[str]], list[Paper]]
 
 
-def paper_meta(paper: Paper, max_authors: int = 6) -> str:
-    """"Authors · year · venue" as escaped Markdown."""
-    parts = [tables.authors_short(paper.authors, max_authors), str(paper.year or ""), paper.venue or ""]
+def paper_meta(paper: Paper, max_authors: int = 6, *, year: bool = True) -> str:
+    """"Authors · year · venue" as escaped Markdown (without the year when the caller shows it itself)."""
+    parts = [tables.authors_short(paper.authors, max_authors), str(paper.year or "") if year else "", paper.venue or ""]
     return " · ".join(escape_markdown(p) for p in parts if p)
 
 
@@ -158,6 +165,35 @@ def ranked_papers(result: SlotResult, limit: int = 10) -> None:
         paper_card(cand.paper, number=i)
 
 
+def scroll_into_view(key: str | None) -> None:
+    """Bring the element with Streamlit key ``key`` into view (a slot after keys n / p, a fill's progress):
+    a small script, sent only when asked, that waits for the element and scrolls it to the top. It runs in
+    a component's frame (``st.html`` strips scripts) and reaches the page, which has the same origin."""
+    if not key:
+        return
+    import streamlit.components.v1 as components
+
+    target = re.sub(r"[^A-Za-z0-9_-]", "", key)
+    # scrolled again a few times while the page settles: elements redrawn above it can move it away
+    components.html(
+        f"<script>/* {next(_scrolls)} */(function(){{const d=window.parent.document;let n=0,k=0;function go(){{"
+        f"const el=d.querySelector('.st-key-{target}');"
+                f"if(el){{el.style.scrollMarginTop='64px';el.scrollIntoView({{block:'start'}});if(k++<5){{setTimeout(go,300);}}}}"
+        f"else if(n++<80){{setTimeout(go,100);}}}}setTimeout(go,50);}})();</script>",
+        height=0,
+    )
+
+
 def error_box(error: Exception) -> None:
     """A CitefinderError (or anything else) as a plain error box."""
     st.error(escape_markdown(str(error)) or type(error).__name__, icon=":material/error:")
+
+
+def failure(action: str, error: Exception) -> None:
+    """A message for the page, the traceback for the log: never a traceback on the page."""
+    if isinstance(error, CitefinderError):
+        error_box(error)
+        return
+    log.error("%s failed", action, exc_info=error)
+    st.error(f"{escape_markdown(action)} failed: {escape_markdown(type(error).__name__)}: "
+             f"{escape_markdown(str(error)[:300])}. The details are in the server log.", icon=":material/error:")

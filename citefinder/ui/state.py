@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import streamlit as st
 from pydantic import ValidationError
@@ -27,8 +28,17 @@ CITE_SOURCE = "cite_source"  # name of the uploaded draft, for download names
 CITE_RUN = "cite_run"  # CiteRun of the last "Find citations"
 CITE_DRAFT = "cite_draft"  # the draft text, kept while the text area is not on the page (other pages)
 CITE_JOB = "cite_job"  # FillJob of a fill in progress (runs on while the user visits other pages)
-CITE_CHOICES = "cite_choices"  # {slot index: doc_id or None}: the user's picks over the selector's
-CITE_EXTRA = "cite_extra"  # {doc_id: Paper}: papers picked from a library search (not among the candidates)
+CITE_CHOICES = "cite_choices"  # {slot index: (doc_id, ...)}: the user's picks over the selector's (ui.picks)
+CITE_EXTRA = "cite_extra"  # {doc_id: Paper}: picked papers that are not among the slot's candidates
+CITE_CHANGED = "cite_changed"  # {slot index: SetAside}: a pick set aside because its sentence was edited
+CITE_HISTORY = "cite_history"  # [Picks]: earlier pick states, the last one first to undo (key u)
+CITE_NOTE = "cite_note"  # what the last re-run kept and set aside, in words
+CITE_PAIRED = "cite_paired"  # PairedBib the next fill is restricted to (None: the whole library)
+CITE_PAIR_ERROR = "cite_pair_error"  # why the last .bib offered for pairing was refused
+CITE_ASK = "cite_ask"  # an action waiting for the user's yes: "rerun" or "start_over"
+CITE_SCROLL = "cite_scroll"  # the key of the element to bring into view on the next run
+CITE_ADDING = "cite_adding"  # key a was pressed: the next 1-5 adds that candidate to the slot
+CITE_ORDER = "cite_order"  # order of the downloaded .bib: "cited" or "file"
 CITE_RESTORED = "cite_restored"  # the saved draft of this library was looked for (once per session)
 CITE_VIEW = "cite_view"  # "Cards" or "Table"
 CITE_FILTER = "cite_filter"  # "All", "Not found" or "Unsure"
@@ -36,6 +46,7 @@ CITE_FOCUS = "cite_focus"  # slot index shown under the table (jump to slot / ne
 
 SEARCH_QUESTION = "search_question"
 SEARCH_RUN = "search_run"  # SearchRun of the last search
+SEARCH_SLOT = "search_slot"  # the Cite page's slot a search result is put into
 
 LIBRARY_UPLOAD = "library_upload"
 LIBRARY_REPORT = "library_report"  # (ImportReport, list of file names) of the last import
@@ -53,6 +64,30 @@ _run_ids = itertools.count(1)
 
 
 @dataclass(frozen=True)
+class PairedBib:
+    """A .bib the user paired with the draft (:mod:`citefinder.ui.paired_bib`): kept under the library folder
+    in ``folder`` with a library of its own; the results are then restricted to its entries."""
+
+    name: str  # the file's name as the user gave it
+    folder: str  # <library>/paired/<hash>
+    entries: int  # entries read from it
+
+    def settings(self, base: Settings) -> Settings:
+        digest = Path(self.folder).name
+        return base.model_copy(update={"library": Path(self.folder) / "library", "collection": f"paired-{digest}"})
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "folder": self.folder, "entries": self.entries}
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> "PairedBib | None":
+        try:
+            return cls(str(d["name"]), str(d["folder"]), int(d["entries"])) if d else None
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
 class CiteRun:
     """One "Find citations": the text it ran on and its results."""
 
@@ -64,6 +99,7 @@ class CiteRun:
 
     total: int = 0  # slots in the text (more than ``len(results)`` when a fill stopped early)
     error: str | None = None  # why the fill stopped early
+    paired: PairedBib | None = None  # the .bib the results are restricted to (None: the whole library)
 
     def pick_key(self, slot_index: int) -> str:
         """Widget-key prefix of the slot's choice buttons (new per run)."""

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
+from citefinder.library import bibentry
 from citefinder.library.formats.common import RecordError, arxiv_id_in_text, build_paper
 from citefinder.text.decode import decode_text
 from citefinder.types import ImportFailure, Paper
@@ -177,14 +179,16 @@ def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
     latex = _Latex()
     strings = _strings(library)
     parents = {b.key.strip().lower(): _fields(b, strings) for b in library.blocks if isinstance(b, Entry)}
-    for block in library.blocks:
+    raw = _Raw(library)
+    for position, block in enumerate(library.blocks):
         line = block.start_line
         if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, Entry):
             # A reused key is a slip in the file, not bad data: keep the entry (dedupe comes later).
             block = block.ignore_error_block
         if isinstance(block, Entry):
             try:
-                yield _paper_from_entry(block, name, latex, parents, strings)
+                paper = _paper_from_entry(block, name, latex, parents, strings)
+                yield replace(paper, bibtex=raw.text(block), position=position)
             except RecordError as e:
                 yield ImportFailure(_entry_source(name, line), f"entry '{block.key}' {e}")
             except Exception as e:  # noqa: BLE001 - one odd entry must not lose the rest of the file
@@ -201,6 +205,25 @@ def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
                 problem = _describe(block.error)
             reason = f"malformed BibTeX entry '{key}'{where}: {problem}"
             yield ImportFailure(_entry_source(name, line), reason)
+
+
+class _Raw:
+    """Each entry's own text as the file has it (:mod:`citefinder.library.bibentry`): the entry, the
+    ``@string`` definitions it uses, its crossref parent."""
+
+    def __init__(self, library) -> None:
+        from bibtexparser.model import Entry, String
+
+        self.strings = {b.key.strip().lower(): b.raw for b in library.blocks if isinstance(b, String) and b.raw}
+        self.entries = {b.key.strip().lower(): b.raw for b in library.blocks if isinstance(b, Entry) and b.raw}
+
+    def text(self, entry) -> str | None:
+        if not entry.raw:
+            return None
+        parent = bibentry.crossref_of(entry.raw)
+        parents = [self.entries[parent.lower()]] if parent and parent.lower() in self.entries else []
+        used = bibentry.macros_used("\n".join([entry.raw, *parents]), self.strings) if self.strings else []
+        return bibentry.stored_text([self.strings[n] for n in used], entry.raw, parents)
 
 
 def _describe(error: Exception) -> str:

@@ -71,8 +71,39 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# CSL fields a BibTeX entry keeps beside the Paper's own (CSL name -> BibTeX name).
+_EXTRA = {"page": "pages", "volume": "volume", "issue": "number", "publisher": "publisher",
+          "publisher-place": "address", "ISBN": "isbn", "ISSN": "issn", "edition": "edition"}
+
+
 def paper_from_csl(item: dict[str, Any], source: str) -> Paper:
-    """A Paper from one CSL-JSON item."""
+    """A Paper from one CSL-JSON item, with a complete BibTeX entry of the item (pages, volume, issue,
+    publisher... kept: :func:`citefinder.library.bibtex.record_entry`) as its own text."""
+    from dataclasses import replace
+
+    from citefinder.library.bibtex import escape_latex, record_entry
+
+    paper = _paper(item, source)
+    extra = {bib: _text(item.get(csl)) for csl, bib in _EXTRA.items() if item.get(csl) not in (None, "")}
+    people = item.get("author")
+    written = [_bib_name(p, escape_latex) for p in people] if isinstance(people, list) else []
+    if written and all(written) and len(written) == len(paper.authors):
+        extra["author"] = " and ".join(written)
+    return replace(paper, bibtex=record_entry(paper, extra))
+
+
+def _bib_name(person: Any, escape: Any) -> str:
+    """A CSL name as BibTeX reads it without guessing: "von Last, Jr, First", an organisation braced."""
+    if not isinstance(person, dict):
+        return ""
+    if person.get("literal"):
+        return "{" + escape(str(person["literal"])) + "}"
+    family = " ".join(str(p) for p in (person.get("non-dropping-particle"), person.get("family")) if p)
+    parts = [family, str(person.get("suffix") or ""), str(person.get("given") or "")]
+    return ", ".join(escape(p) for p in parts if p) if family else ""
+
+
+def _paper(item: dict[str, Any], source: str) -> Paper:
     arxiv = _str(item.get("arxiv_id")) or arxiv_id_in_text(str(item.get("number") or "")) or arxiv_id_in_text(
         str(_text(item.get("container-title")) or "")
     )

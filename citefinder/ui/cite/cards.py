@@ -1,5 +1,8 @@
-"""One slot of the Cite page as a card: its sentence, the top candidates one click away with the evidence
-for each, and a search of the whole library.
+"""One slot of the Cite page as a card: its sentence (with its neighbours when it is short) and section, the
+papers it cites (several, in order, each removable and movable), the top candidates one click away (use it,
+or add it) with one probability each and the evidence for each, a search of the whole library, and the trace.
+The slot in review answers the keyboard: 1-5 use a candidate, a then 1-5 add it (u undo and n / p are on
+the results' toolbar).
 """
 
 from __future__ import annotations
@@ -10,118 +13,125 @@ from typing import Literal
 import streamlit as st
 
 from citefinder.config import Settings
-from citefinder.errors import CitefinderError
 from citefinder.library.bibtex import bib_key_for
 from citefinder.library.store import Library
-from citefinder.pipeline.evidence import best_sentence
 from citefinder.types import Paper, SlotResult
 from citefinder.ui import exports, paired_bib, render, state
-from citefinder.ui.cite.choices import (
-    LEFT_EMPTY,
-    NOT_FOUND_S,
-    USER_PICK,
-    accept,
-    choose,
-    current_choices,
-    shown_confidences,
-    slot_status,
-)
-from citefinder.ui.cite.draft import choices_state, extra_state, slot_of
+from citefinder.ui.cite import choices as ch
+from citefinder.ui.cite.draft import changed_state, choices_state, extra_state, slot_of
+from citefinder.ui.cite.rows import candidate_row
+from citefinder.ui.cite.search import library_search
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, confidence_label
 
 TOP_CHOICES = 5  # candidates offered as one-click choices per slot
-SEARCH_K = 8
+SHORT_SENTENCE = 90  # characters: a sentence this short is shown with the sentences around it
 NO_MATCH = "No confident match — pick one of these"
 
 
-def _candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, paper: Paper, number: int | str,
-                   chosen: bool, confidence: float | None, key: str) -> None:
-    """One candidate: number, key, title, authors, year, evidence sentence; a one-click button."""
-    # the text takes what the button leaves: the button's label is never cut, even at 800 px
-    row = st.container(horizontal=True, wrap=False, vertical_alignment="center")
-    bib_key = getattr(paper, "key", None) or bib_key_for(paper)
-    head = f"{number}\\. **{escape_markdown(paper.title)}**" + (" :green[✓ chosen]" if chosen else "")
-    meta = [render.paper_meta(paper, max_authors=3), f"key {escape_markdown(bib_key)}"]
-    if confidence is not None:
-        meta.append(escape_markdown(confidence_label(confidence)))
-    lines = [head, " · ".join(m for m in meta if m)]
-    slot_text = result.slot.focus or result.slot.sentence if result.slot else result.query.text
-    snippet = best_sentence(paper.abstract, slot_text)
-    if snippet:
-        lines.append(f":gray[“{escape_markdown(snippet)}”]")
-    row.markdown("  \n".join(lines), width="stretch")
-    row.button("Chosen" if chosen else "Use this", key=key, type="primary" if chosen else "secondary",
-                 icon=":material/check_circle:" if chosen else None, disabled=chosen, width="content",
-                 on_click=choose, args=(settings, slot_of(result).index, paper.doc_id, paper))
-
-
-def _library_search(settings: Settings, run: state.CiteRun, result: SlotResult, choice: str | None,
-                    library: Library) -> None:
+def cited_list(settings: Settings, run: state.CiteRun, result: SlotResult, papers: Sequence[Paper],
+               keys: str | None) -> None:
+    """The papers the slot cites, in cite order, each movable and removable, and the cite to paste."""
     index = slot_of(result).index
-    box = st.expander("Search the whole library", key=f"libsearch_{run.run_id}_{index}", on_change="rerun",
-                      icon=":material/travel_explore:")
-    if not box.open:
+    ids = [p.doc_id for p in papers]
+    if len(papers) > 1:
+        st.markdown(f"**Cited here** ({len(papers)} papers, in this order):")
+        for n, paper in enumerate(papers):
+            row = st.container(horizontal=True, wrap=False, vertical_alignment="center")
+            row.markdown(f"{n + 1}\\. {escape_markdown(paper.key or bib_key_for(paper))} · "
+                         f"{escape_markdown(paper.title)}", width="stretch")
+            base = f"{run.pick_key(index)}_cited_{n}"
+            row.button("", key=f"{base}_up", icon=":material/arrow_upward:", type="tertiary", disabled=n == 0,
+                       on_click=ch.move, args=(settings, run, index, ids[n], -1), help="Cite it earlier")
+            row.button("", key=f"{base}_down", icon=":material/arrow_downward:", type="tertiary",
+                       disabled=n == len(papers) - 1, on_click=ch.move, args=(settings, run, index, ids[n], +1),
+                       help="Cite it later")
+            row.button("", key=f"{base}_rm", icon=":material/close:", type="tertiary",
+                       on_click=ch.remove, args=(settings, run, index, ids[n]), help="Stop citing it here")
+    if keys:
+        command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
+        st.code(exports.cite_snippet(result, keys, command), language="latex", width="content")
+
+
+def _set_aside(settings: Settings, run: state.CiteRun, result: SlotResult) -> None:
+    """A pick made before this slot's sentence was edited: shown, and one click from being used again."""
+    index = slot_of(result).index
+    aside = changed_state().get(index)
+    if aside is None:
         return
-    with box:
-        query = st.text_input("Title, authors or words", key=f"libq_{run.run_id}_{index}",
-                              placeholder="e.g. Vaswani attention")
-        if not query.strip():
-            return
-        try:
-            papers = library.get([h.doc_id for h in library.bm25_search(query, SEARCH_K)])
-        except CitefinderError as e:
-            render.error_box(e)
-            return
-        if not papers:
-            st.caption("Nothing in your library matches those words.")
-        for i, paper in enumerate(papers, 1):
-            _candidate_row(settings, run, result, paper, i, paper.doc_id == choice, None,
-                           key=f"{run.pick_key(index)}_lib_{i}")
+    titles = [p.title if (p := exports.paper_of(run.results, i, extra_state())) else i for i in aside.ids]
+    with st.container(border=False):
+        st.info(f"**This sentence changed since you picked.** It was: “{escape_markdown(aside.sentence)}”  \n"
+                f"Your pick then: {escape_markdown(' + '.join(titles)) or 'left empty'}.", icon=":material/edit_note:")
+        row = st.container(horizontal=True)
+        row.button("Use it again", key=f"{run.pick_key(index)}_aside_use", icon=":material/history:",
+                   on_click=ch.use_set_aside, args=(settings, index))
+        row.button("Dismiss", key=f"{run.pick_key(index)}_aside_no", type="tertiary",
+                   on_click=ch.dismiss_set_aside, args=(settings, index))
 
 
-def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which: int, choice: str | None,
-              bib_key: str | None, library: Library) -> None:
-    """One slot: sentence, status in words, top candidates one click away, library search, \\cite, trace."""
+def _sentence(result: SlotResult, which: int) -> None:
+    slot = slot_of(result)
+    if slot.heading:
+        st.caption(f"§ {escape_markdown(slot.heading)}")
+    if len(slot.sentence) < SHORT_SENTENCE and slot.window and slot.window.strip() != slot.sentence.strip():
+        st.markdown(render.highlight_slot(slot.window, 0))  # the window shows this slot's marker only
+    else:
+        st.markdown(render.highlight_slot(slot.sentence, which))
+
+
+def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which: int, cited: tuple[str, ...],
+              keys: str | None, library: Library, *, focused: bool = False, latest: int | None = None) -> None:
+    """One slot: section, sentence, status, what it cites, the top candidates, library search, cite, trace."""
     slot, sel = slot_of(result), result.selection
-    status = slot_status(result, current_choices(run))
+    status = ch.slot_status(result, ch.current_choices(run))
+    confidences = ch.shown_confidences(result)
     with st.container(border=True, key=f"slot_{run.run_id}_{slot.index}"):
         head, badge = st.columns([0.6, 0.4], vertical_alignment="center")
-        head.markdown(f"**Slot {slot.index + 1}**")
+        head.markdown(f"**Slot {slot.index + 1}**" + (" :blue[· in review]" if focused else ""))
         with badge:
             colors: dict[str, Literal["green", "blue", "gray", "orange"]] = {
-                LIKELY: "green", USER_PICK: "blue", LEFT_EMPTY: "gray"}
+                LIKELY: "green", ch.USER_PICK: "blue", ch.LEFT_EMPTY: "gray"}
             color = colors.get(status, "orange")
-            label = status if status in (USER_PICK, LEFT_EMPTY, NOT_FOUND_S) else confidence_label(sel.confidence)
+            label = (status if status in (ch.USER_PICK, ch.LEFT_EMPTY, ch.NOT_FOUND_S)
+                     else confidence_label(ch.slot_probability(result)))
             st.badge(label, color=color, icon=":material/check:" if color in ("green", "blue") else ":material/help:")
-        st.markdown(render.highlight_slot(slot.sentence, which))
+        if focused:
+            adding = st.session_state.get(state.CITE_ADDING)
+            st.caption(":blue[**Adding:** press 1–5 to add that candidate]" if adding else
+                       "Keys: **1–5** use a candidate · **a** then 1–5 add it · **u** undo · **n** / **p** "
+                       "next / previous slot to check")
+        _sentence(result, which)
+        _set_aside(settings, run, result)
         if sel.paper is None and slot.index not in choices_state():
             if result.candidates:
                 st.warning(f"**{NO_MATCH}.** Details are in the trace below.", icon=":material/search_off:")
             else:
                 st.warning("**Not found in your library.** Search it below, or leave the slot empty.",
                            icon=":material/search_off:")
-        confidences = shown_confidences(result)
+        papers = [p for i in cited if (p := exports.paper_for(result, i, extra_state())
+                                       or exports.paper_of(run.results, i, extra_state())) is not None]
+        cited_list(settings, run, result, papers, keys)
         shown = list(result.candidates[:TOP_CHOICES])
         for i, cand in enumerate(shown, 1):
-            _candidate_row(settings, run, result, cand.paper, i, cand.doc_id == choice,
-                           confidences.get(cand.doc_id), key=f"{run.pick_key(slot.index)}_{i}")
-        if choice is not None and all(c.doc_id != choice for c in shown):
-            paper = exports.paper_for(result, choice, extra_state())
-            if paper is not None:
-                _candidate_row(settings, run, result, paper, "·", True, confidences.get(choice),
-                               key=f"{run.pick_key(slot.index)}_chosen")
+            candidate_row(settings, run, result, cand.paper, f"{i}\\.", cited, confidences.get(cand.doc_id),
+                          key=f"{run.pick_key(slot.index)}_{i}", latest=latest,
+                          shortcut=str(i) if focused else None)
+        for n, paper in enumerate(p for p in papers if all(c.doc_id != p.doc_id for c in shown)):
+            candidate_row(settings, run, result, paper, ":blue[your pick]", cited, None,
+                          key=f"{run.pick_key(slot.index)}_chosen_{n}", latest=latest)
         actions = st.container(horizontal=True, vertical_alignment="center")
-        if bib_key:
-            command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
-            actions.code(exports.cite_snippet(result, bib_key, command), language="latex", width="content")
         actions.button("Leave empty", key=f"{run.pick_key(slot.index)}_none", type="tertiary",
-                  icon=":material/block:", disabled=choice is None and slot.index in choices_state(),
-                  on_click=choose, args=(settings, slot.index, None))
+                       icon=":material/block:", disabled=not cited and slot.index in choices_state(),
+                       on_click=ch.choose, args=(settings, slot.index, None))
         actions.button("Accept, next", key=f"{run.pick_key(slot.index)}accept", type="tertiary",
-                  icon=":material/done_all:", on_click=accept, args=(settings, run, slot.index, choice),
-                  help="Keep this choice and go to the next slot to check.")
-        _library_search(settings, run, result, choice, library)
+                       icon=":material/done_all:", on_click=ch.accept, args=(settings, run, slot.index, cited),
+                       help="Keep what this slot cites and go to the next slot to check.")
+        if focused:
+            actions.button("Adding…" if st.session_state.get(state.CITE_ADDING) else "Add with keys",
+                           key="cite_add_mode", type="tertiary", icon=":material/playlist_add:", shortcut="a",
+                           on_click=ch.arm_adding, help="Key a: the next key 1–5 adds that candidate to the slot.")
+        library_search(settings, run, result, cited, library, latest)
         trace = st.expander("Trace: how this paper was chosen", key=run.trace_key(slot.index), on_change="rerun",
                             icon=":material/account_tree:")
         if trace.open:

@@ -1,5 +1,6 @@
-"""The user's picks on the Cite page: what is chosen for each slot, choosing and accepting, the next slot to
-check, and a slot's status in words.
+"""The user's picks on the Cite page: what each slot cites (several papers if the user wants), changing that
+(pick, add, remove, reorder, leave empty, use a pick an edit set aside) with undo, moving through the slots to
+check (keys n / p), and a slot's status in words. The picks themselves are pure data (:mod:`citefinder.ui.picks`).
 """
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.types import Paper, SlotResult
-from citefinder.ui import exports, state
-from citefinder.ui.cite.draft import choices_state, extra_state, save_workspace, slot_of
+from citefinder.ui import picks, state
+from citefinder.ui.cite.draft import changed_state, choices_state, extra_state, history_state, save_workspace, slot_of
 from citefinder.ui.words import UNLIKELY, UNSURE, confidence_words
 
 CARDS, TABLE = "Cards", "Table"
@@ -17,49 +18,152 @@ ALL, NOT_FOUND, UNSURE_FILTER = "All", "Not found", "Unsure"
 USER_PICK, LEFT_EMPTY, NOT_FOUND_S = "your pick", "left empty", "not found"
 
 
-def current_choices(run: state.CiteRun) -> dict[int, str | None]:
-    """The selector's picks, overridden by the user's."""
-    choices = exports.default_choices(run.results)
-    choices.update({i: v for i, v in choices_state().items() if i in choices})
-    return choices
+def current_choices(run: state.CiteRun) -> picks.Picks:
+    """What each slot cites: the selector's picks, overridden by the user's."""
+    return picks.current(run.results, choices_state())
 
 
-def choose(settings: Settings, slot_index: int, doc_id: str | None, paper: Paper | None = None) -> None:
-    choices_state()[slot_index] = doc_id
-    if paper is not None:
-        extra_state()[paper.doc_id] = paper
+def _change(settings: Settings, new: picks.Picks, papers: tuple[Paper, ...] = ()) -> None:
+    """Make ``new`` the user's picks (the old ones go on the undo history) and save."""
+    old = dict(choices_state())
+    if new == old:
+        return
+    st.session_state[state.CITE_HISTORY] = picks.pushed(history_state(), old)
+    st.session_state[state.CITE_CHOICES] = new
+    extra_state().update({p.doc_id: p for p in papers})
     save_workspace(settings)
 
 
-def accept(settings: Settings, run: state.CiteRun, slot_index: int, doc_id: str | None) -> None:
-    """Keep the slot's current choice as the user's, then go to the next slot to check."""
-    choose(settings, slot_index, doc_id)
-    next_to_check(run, slot_index)
+def _cited(run: state.CiteRun, index: int) -> tuple[str, ...]:
+    return current_choices(run).get(index, ())
+
+
+def choose(settings: Settings, slot_index: int, doc_id: str | None, paper: Paper | None = None) -> None:
+    """The slot cites ``doc_id`` alone (None: left empty)."""
+    new = (picks.choose(choices_state(), slot_index, doc_id) if doc_id is not None
+           else picks.leave_empty(choices_state(), slot_index))
+    _change(settings, new, (paper,) if paper is not None else ())
+
+
+def add(settings: Settings, run: state.CiteRun, slot_index: int, doc_id: str, paper: Paper | None = None) -> None:
+    """``doc_id`` is cited after the slot's papers."""
+    _change(settings, picks.add(choices_state(), _cited(run, slot_index), slot_index, doc_id),
+            (paper,) if paper is not None else ())
+
+
+def remove(settings: Settings, run: state.CiteRun, slot_index: int, doc_id: str) -> None:
+    _change(settings, picks.remove(choices_state(), _cited(run, slot_index), slot_index, doc_id))
+
+
+def move(settings: Settings, run: state.CiteRun, slot_index: int, doc_id: str, step: int) -> None:
+    _change(settings, picks.move(choices_state(), _cited(run, slot_index), slot_index, doc_id, step))
+
+
+def by_key(settings: Settings, run: state.CiteRun, slot_index: int, doc_id: str, paper: Paper) -> None:
+    """Keys 1-5 on the slot in review: pick that candidate, or add it when *a* was pressed just before."""
+    if st.session_state.pop(state.CITE_ADDING, False):
+        add(settings, run, slot_index, doc_id, paper)
+    else:
+        choose(settings, slot_index, doc_id, paper)
+
+
+def arm_adding() -> None:
+    st.session_state[state.CITE_ADDING] = not st.session_state.get(state.CITE_ADDING, False)
+
+
+def use_set_aside(settings: Settings, slot_index: int) -> None:
+    """Cite again what the user had picked before editing this slot's sentence."""
+    aside = changed_state().pop(slot_index, None)
+    if aside is not None:
+        _change(settings, {**choices_state(), slot_index: aside.ids})
+
+
+def dismiss_set_aside(settings: Settings, slot_index: int) -> None:
+    changed_state().pop(slot_index, None)
+    save_workspace(settings)
+
+
+def undo(settings: Settings) -> None:
+    """Back to the picks before the last change (key u)."""
+    history = history_state()
+    if history:
+        st.session_state[state.CITE_CHOICES] = history.pop()
+        save_workspace(settings)
+
+
+def accept(settings: Settings, run: state.CiteRun, slot_index: int, ids: tuple[str, ...]) -> None:
+    """Keep the slot's current papers as the user's, then go to the next slot to check."""
+    _change(settings, {**choices_state(), slot_index: ids})
+    step(run, slot_index, +1)
+
+
+def to_check(run: state.CiteRun) -> list[int]:
+    """Slots still to look at: not found, or the selector unsure, and not decided by the user."""
+    choices = current_choices(run)
+    return [slot_of(r).index for r in run.results if slot_status(r, choices) in (NOT_FOUND_S, UNSURE, UNLIKELY)]
+
+
+def step(run: state.CiteRun, after: int | None, direction: int) -> None:
+    """Keys n / p: the next (previous) slot to check after ``after`` becomes the one in review and is
+    brought into view; when none is left to check, the next (previous) slot."""
+    every = [slot_of(r).index for r in run.results]
+    todo = to_check(run) or every
+    if after is None:
+        pool = todo if direction > 0 else todo[::-1]
+    elif direction > 0:
+        pool = [i for i in todo if i > after] or [i for i in every if i > after] or todo
+    else:
+        pool = [i for i in todo[::-1] if i < after] or [i for i in every[::-1] if i < after] or todo[::-1]
+    if pool:
+        st.session_state[state.CITE_FOCUS] = pool[0]
+        st.session_state[state.CITE_SCROLL] = f"slot_{run.run_id}_{pool[0]}"
+        st.session_state.pop(state.CITE_ADDING, None)
 
 
 def next_to_check(run: state.CiteRun, after: int | None = None) -> None:
-    todo = [slot_of(r).index for r in run.results if slot_status(r, current_choices(run)) in (NOT_FOUND_S, UNSURE)]
-    later = [i for i in todo if after is None or i > after]
-    stay: list[int | None] = [after]
-    st.session_state[state.CITE_FOCUS] = (later or todo or stay)[0]
-    st.session_state[state.CITE_VIEW] = TABLE
+    step(run, after, +1)
+
+
+def focus(run: state.CiteRun) -> int | None:
+    """The slot in review: the one the user moved to, else the first to check."""
+    focused = st.session_state.get(state.CITE_FOCUS)
+    indexes = {slot_of(r).index for r in run.results}
+    if focused in indexes:
+        return focused
+    todo = to_check(run)
+    return todo[0] if todo else None
 
 
 def shown_confidences(result: SlotResult) -> dict[str, float]:
+    """Each candidate's probability of being the cited paper, never above a candidate shown before it
+    (:func:`citefinder.rank.calibration.shown_probabilities`)."""
+    from citefinder.rank.calibration import shown_probabilities
+
     trace = result.trace("select")
-    return {h.doc_id: h.score for h in trace.top} if trace is not None else {}
+    if trace is None:
+        return {}
+    order = {c.doc_id: n for n, c in enumerate(result.candidates)}
+    hits = sorted(trace.top, key=lambda h: order.get(h.doc_id, len(order)))
+    return dict(zip((h.doc_id for h in hits), shown_probabilities([h.score for h in hits]), strict=True))
 
 
-def slot_status(result: SlotResult, choices: dict[int, str | None]) -> str:
+def slot_probability(result: SlotResult) -> float:
+    """The number a slot is sorted by: the shown probability of the engine's pick (its top candidate's
+    when it abstained)."""
+    shown = shown_confidences(result)
+    sel = result.selection.paper
+    key = sel.doc_id if sel is not None else (result.candidates[0].doc_id if result.candidates else None)
+    return shown.get(key, result.selection.confidence) if key is not None else 0.0
+
+
+def slot_status(result: SlotResult, choices: picks.Picks) -> str:
     """In words: your pick, left empty, not found, or the selector's confidence in words."""
     index = slot_of(result).index
-    chosen = choices.get(index)
-    picked_by_user = index in choices_state()
-    if picked_by_user:
-        return USER_PICK if chosen is not None else LEFT_EMPTY
-    if chosen is None:
+    if index in choices_state():
+        return USER_PICK if choices.get(index) else LEFT_EMPTY
+    if not choices.get(index):
         return NOT_FOUND_S
-    return confidence_words(result.selection.confidence)
+    return confidence_words(slot_probability(result))
 
 
 def matches_filter(status: str, which: str) -> bool:
@@ -68,3 +172,4 @@ def matches_filter(status: str, which: str) -> bool:
     if which == UNSURE_FILTER:
         return status in (UNSURE, UNLIKELY)
     return True
+

@@ -1,12 +1,14 @@
-"""The Cite page's draft: the text box and upload, the example, and keeping the draft, its results and the
-user's picks in the session and in the library's last-draft file (:mod:`citefinder.ui.workspace`), so nothing
-is lost on navigation or reload.
+"""The Cite page's draft: the text box and upload, the paired .bib, the example, and keeping the draft, its
+results, the user's picks and the pairing in the session and in the library's last-draft file
+(:mod:`citefinder.ui.workspace`), so nothing is lost on navigation or reload; *Start over* asks first and can
+be undone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 
 import streamlit as st
 
@@ -18,6 +20,7 @@ from citefinder.types import Paper, Slot, SlotResult
 from citefinder.ui import paired_bib, render, state, workspace
 from citefinder.ui.fill_job import FillJob
 from citefinder.ui.markdown import escape_markdown
+from citefinder.ui.picks import Picks, SetAside
 
 DRAFT_TYPES = ["pdf", "tex", "txt", "md"]
 EXAMPLE = (
@@ -41,7 +44,8 @@ def library_folder(settings: Settings) -> str:
     return str(settings.library)
 
 
-def choices_state() -> dict[int, str | None]:
+def choices_state() -> Picks:
+    """The user's picks: slot index -> doc_ids in cite order (``()``: left empty)."""
     return st.session_state.setdefault(state.CITE_CHOICES, {})
 
 
@@ -49,25 +53,63 @@ def extra_state() -> dict[str, Paper]:
     return st.session_state.setdefault(state.CITE_EXTRA, {})
 
 
-def save_workspace(settings: Settings) -> None:
-    """Write the current draft, results and picks to the library's last-draft file."""
+def changed_state() -> dict[int, SetAside]:
+    return st.session_state.setdefault(state.CITE_CHANGED, {})
+
+
+def history_state() -> list[Picks]:
+    return st.session_state.setdefault(state.CITE_HISTORY, [])
+
+
+def current_draft() -> workspace.Draft:
+    """What the page holds now, as saved for the library."""
     run: state.CiteRun | None = st.session_state.get(state.CITE_RUN)
-    draft = workspace.Draft(
+    paired = run.paired if run is not None else st.session_state.get(state.CITE_PAIRED)
+    return workspace.Draft(
         text=st.session_state.get(state.CITE_DRAFT, ""),
         source_name=st.session_state.get(state.CITE_SOURCE),
         results=run.results if run else (),
         choices=dict(choices_state()),
         extra_papers=dict(extra_state()),
         elapsed_s=run.elapsed_s if run else 0.0,
+        changed=dict(changed_state()),
+        history=tuple(history_state()),
+        paired=paired.to_dict() if paired is not None else None,
     )
+
+
+def save_workspace(settings: Settings) -> None:
+    """Write the current draft, results and picks to the library's last-draft file."""
     try:
-        workspace.save_draft(library_folder(settings), draft)
+        workspace.save_draft(library_folder(settings), current_draft())
     except OSError as e:
         st.toast(f"Could not save the draft: {escape_markdown(e)}", icon=":material/warning:")
 
 
+def load_into_session(settings: Settings, draft: workspace.Draft) -> None:
+    """Make a saved draft the page's: text, results, picks, what an edit set aside, undo history, pairing."""
+    st.session_state[state.CITE_DRAFT] = draft.text
+    st.session_state[state.CITE_TEXT] = draft.text
+    st.session_state[state.CITE_SOURCE] = draft.source_name
+    paired = state.PairedBib.from_dict(draft.paired)
+    if paired is not None and not Path(paired.folder).is_dir():
+        paired = None  # the saved copy of the .bib is gone: the page says the draft is not paired
+    st.session_state[state.CITE_PAIRED] = paired
+    if draft.results:
+        total = len(find_slots(draft.text, settings.context_sentences)) if draft.text else len(draft.results)
+        st.session_state[state.CITE_RUN] = state.CiteRun(draft.text, draft.results, draft.elapsed_s,
+                                                         draft.source_name, total=max(total, len(draft.results)),
+                                                         paired=paired)
+    else:
+        st.session_state.pop(state.CITE_RUN, None)
+    st.session_state[state.CITE_CHOICES] = dict(draft.choices)
+    st.session_state[state.CITE_EXTRA] = dict(draft.extra_papers)
+    st.session_state[state.CITE_CHANGED] = dict(draft.changed)
+    st.session_state[state.CITE_HISTORY] = list(draft.history)
+
+
 def restore_last_draft(settings: Settings) -> None:
-    """Once per session: bring back this library's last draft (text, results, picks) from disk."""
+    """Once per session: bring back this library's last draft (text, results, picks, pairing) from disk."""
     if st.session_state.get(state.CITE_RESTORED):
         return
     st.session_state[state.CITE_RESTORED] = True
@@ -76,30 +118,52 @@ def restore_last_draft(settings: Settings) -> None:
     draft = workspace.load_draft(library_folder(settings))
     if draft is None or not (draft.text or draft.results):
         return
-    st.session_state[state.CITE_DRAFT] = draft.text
-    st.session_state[state.CITE_TEXT] = draft.text
-    st.session_state[state.CITE_SOURCE] = draft.source_name
-    if draft.results:
-        total = len(find_slots(draft.text, settings.context_sentences)) if draft.text else len(draft.results)
-        st.session_state[state.CITE_RUN] = state.CiteRun(draft.text, draft.results, draft.elapsed_s,
-                                                         draft.source_name, total=max(total, len(draft.results)))
-    st.session_state[state.CITE_CHOICES] = dict(draft.choices)
-    st.session_state[state.CITE_EXTRA] = dict(draft.extra_papers)
+    load_into_session(settings, draft)
     when = datetime.fromtimestamp(draft.saved_at).strftime("%Y-%m-%d %H:%M") if draft.saved_at else "earlier"
-    st.toast(f"Restored your last draft ({when}).", icon=":material/history:")
+    n = sum(1 for ids in draft.choices.values() if ids)
+    st.toast(f"Restored your last draft ({when}) with your {n} pick{'s' if n != 1 else ''}.",
+             icon=":material/history:")
 
 
 def start_over(settings: Settings) -> None:
-    """Forget the draft, its results and picks, here and on disk (a fill in progress is stopped)."""
+    """Forget the draft, its results and picks (a fill in progress is stopped); the saved copy is put aside,
+    so *Bring back* undoes this."""
     job: FillJob | None = st.session_state.pop(state.CITE_JOB, None)
     if job is not None:
         job.cancel()
+    save_workspace(settings)  # what is put aside is what the page held
     for key in (state.CITE_RUN, state.CITE_CHOICES, state.CITE_EXTRA, state.CITE_SOURCE, state.CITE_FOCUS,
-                state.CITE_UPLOAD_SEEN):
+                state.CITE_UPLOAD_SEEN, state.CITE_CHANGED, state.CITE_HISTORY, state.CITE_NOTE, state.CITE_ASK,
+                state.CITE_PAIRED):
         st.session_state.pop(key, None)
     st.session_state[state.CITE_DRAFT] = ""
     st.session_state[state.CITE_TEXT] = ""
-    workspace.clear_draft(library_folder(settings))
+    workspace.discard_draft(library_folder(settings))
+
+
+def bring_back(settings: Settings) -> None:
+    """Undo *Start over*: the draft it put aside becomes the page's again."""
+    draft = workspace.restore_previous(library_folder(settings))
+    if draft is not None:
+        load_into_session(settings, draft)
+
+
+def ask(action: str | None) -> None:
+    st.session_state[state.CITE_ASK] = action
+
+
+def confirm_start_over(settings: Settings) -> None:
+    """*Start over* asks first, saying what goes (and that it can be brought back)."""
+    if st.session_state.get(state.CITE_ASK) != "start_over":
+        return
+    n = sum(1 for ids in choices_state().values() if ids)
+    with st.container(border=True, key="cite_confirm_start_over"):
+        st.warning(f"Clear the draft, its results and your {n} pick{'s' if n != 1 else ''}? You can bring them "
+                   "back afterwards with *Bring back the cleared draft*.", icon=":material/restart_alt:")
+        row = st.container(horizontal=True)
+        row.button("Yes, clear everything", type="primary", icon=":material/delete_sweep:", key="cite_clear_yes",
+                   on_click=start_over, args=(settings,))
+        row.button("Cancel", key="cite_clear_no", on_click=ask, args=(None,))
 
 
 def _text_changed(settings: Settings) -> None:
@@ -129,12 +193,16 @@ def draft_input(settings: Settings) -> str:
             _text_changed(settings)
         except CitefinderError as e:
             render.error_box(e)
-    paired_bib.bib_uploader()
+    paired_bib.bib_uploader(settings)
     row = st.container(horizontal=True, vertical_alignment="center")  # wraps instead of cutting labels when narrow
     row.button("Try an example", type="tertiary", icon=":material/lightbulb:", on_click=_use_example, args=(settings,))
     has_work = bool(st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN))
-    row.button("Start over", type="tertiary", icon=":material/restart_alt:", on_click=start_over, args=(settings,),
-              disabled=not has_work, help="Clear the draft, its results and your picks (also the saved copy).")
+    row.button("Start over", type="tertiary", icon=":material/restart_alt:", on_click=ask, args=("start_over",),
+               disabled=not has_work, help="Clear the draft, its results and your picks (it asks first; "
+               "*Bring back the cleared draft* undoes it).")
+    if not has_work and workspace.has_previous(library_folder(settings)):
+        row.button("Bring back the cleared draft", type="tertiary", icon=":material/undo:", on_click=bring_back,
+                   args=(settings,), key="cite_bring_back")
     source = st.session_state.get(state.CITE_SOURCE)
     if source:
         row.caption(f"Text from **{escape_markdown(source)}**")
@@ -143,6 +211,7 @@ def draft_input(settings: Settings) -> str:
         placeholder="Self-attention alone can replace recurrence [CITATION]. ...",
     )
     st.session_state[state.CITE_DRAFT] = text
+    confirm_start_over(settings)
     st.caption("Your draft, results and picks are kept for this library in "
                f"{escape_markdown(workspace.draft_path(library_folder(settings)))} until you start over.")
     return text

@@ -9,26 +9,33 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
+from citefinder.library import sample
 from citefinder.library.store import Library
 from citefinder.text.slots import looks_like_latex
 from citefinder.types import SlotResult
-from citefinder.ui import exports, paired_bib, render, state
+from citefinder.ui import exports, paired_bib, picks, render, state
 from citefinder.ui.cite.cards import positions_in_sentence, slot_card
 from citefinder.ui.cite.choices import (
     ALL,
     CARDS,
+    LEFT_EMPTY,
     NOT_FOUND,
     NOT_FOUND_S,
     TABLE,
     UNSURE_FILTER,
+    USER_PICK,
     current_choices,
+    focus,
     matches_filter,
     next_to_check,
+    slot_probability,
     slot_status,
+    step,
+    undo,
 )
-from citefinder.ui.cite.draft import extra_state, slot_of
+from citefinder.ui.cite.draft import choices_state, extra_state, history_state, slot_of
 from citefinder.ui.markdown import escape_markdown
-from citefinder.ui.words import UNLIKELY, UNSURE, confidence_label
+from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE
 
 
 def llm_banner(run: state.CiteRun, settings: Settings) -> None:
@@ -52,58 +59,103 @@ def llm_banner(run: state.CiteRun, settings: Settings) -> None:
     )
 
 
-def summary_and_downloads(run: state.CiteRun, choices: dict[int, str | None],
-                          library: Library | None = None) -> dict[int, str]:
-    """Counts (with the user's picks) and the three downloads; returns slot index -> bib key."""
+def restricted_line(run: state.CiteRun, library: Library) -> None:
+    """Which papers the suggestions came from: the paired .bib alone, or the whole library (and the sample)."""
+    if run.paired is not None:
+        st.caption(f":material/filter_alt: Suggestions come from your **{escape_markdown(run.paired.name)}** only "
+                   f"({run.paired.entries} entries); the downloaded .bib holds its entries as you wrote them.")
+        return
+    try:
+        counts = sample.counts(library)
+    except CitefinderError:
+        return
+    hidden = counts.sample and counts.own and not st.session_state[state.SETTINGS].suggest_sample
+    line = f"Suggestions come from your whole library ({counts.own:,} papers of yours"
+    if counts.sample:
+        line += f"; the {counts.sample} sample papers are {'left out' if hidden else 'included'}"
+    st.caption(f":material/library_books: {line}).")
+
+
+def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Library | None = None) -> dict[int, str]:
+    """Counts (with the user's picks) and the three downloads; returns slot index -> its keys ("a,b")."""
     n = len(run.results)
     statuses = [slot_status(r, choices) for r in run.results]
-    chosen = sum(v is not None for v in choices.values())
+    chosen = sum(bool(v) for v in choices.values())
     to_check = sum(s in (NOT_FOUND_S, UNSURE, UNLIKELY) for s in statuses)
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Slots", n if n == run.total or not run.total else f"{n} of {run.total}")
-    c2.metric("Cited", chosen, help="Slots with a paper: the selector's or your pick.")
+    c2.metric("Cited", chosen, help="Slots with at least one paper: the selector's or your pick.")
     c3.metric("To check", to_check, help="Not found, or the selector is unsure and you have not picked yet.")
     c4.metric("Time", f"{run.elapsed_s:.1f} s")
     extra = extra_state()
     command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
+    order: exports.Order = "file" if st.session_state.get(state.CITE_ORDER) == "file" else "cited"
     taken = (lambda key: library.by_key(key) is not None) if library is not None else None
     try:
-        bib, keys = exports.bibliography(run.results, choices, extra, taken=taken)
+        bib, keys = exports.bibliography(run.results, choices, extra, taken=taken, order=order)
         filled = exports.filled_draft(run.text, run.results, keys, command=command)
     except CitefinderError as e:
         render.error_box(e)
         return {}
     downloads = st.container(horizontal=True)  # full labels, wrapped onto a second line when the page is narrow
-    n_papers = len(set(keys.values()))
+    n_papers = len({k for v in keys.values() for k in v.split(",")})
     downloads.download_button(f"Download .bib ({n_papers} paper{'s' if n_papers != 1 else ''})",
                               bib or "% no paper chosen\n", file_name="references.bib", mime="application/x-bibtex",
                               icon=":material/download:", on_click="ignore", key="download_bib", disabled=not chosen)
     downloads.download_button(f"Download draft with \\cite ({len(keys)} of {n} filled)", filled,
                               file_name=exports.filled_name(run.source_name), mime="text/plain",
                               icon=":material/description:", on_click="ignore", key="download_draft")
-    downloads.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys),
+    downloads.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys,
+                                                                                   picked=set(choices_state())),
                               file_name="citefinder-results.json", mime="application/json",
                               icon=":material/data_object:", on_click="ignore", key="download_json")
+    options = st.container(horizontal=True, vertical_alignment="bottom")
+    options.segmented_control("Entries in the .bib", list(exports.ORDERS), key=state.CITE_ORDER, default="cited",
+                              format_func=lambda o: exports.ORDERS.get(o, o),
+                              help="Only the papers cited, in the order the draft cites them or in the order of "
+                                   "the .bib they came from. Entries read from your .bib are written as you wrote "
+                                   "them.")
     if looks_like_latex(run.text) and any(r.slot is not None and not r.slot.command for r in run.results):
-        st.selectbox("Command for plain [CITATION] markers", paired_bib.COMMANDS, key=paired_bib.COMMAND,
-                     help="Placeholders written as \\citep{?}, \\citet{?} ... keep their own command.")
+        options.selectbox("Command for plain [CITATION] markers", paired_bib.COMMANDS, key=paired_bib.COMMAND,
+                          help="Placeholders written as \\citep{?}, \\citet{?} ... keep their own command.")
     return keys
 
 
-def compact_frame(run: state.CiteRun, choices: dict[int, str | None]) -> pd.DataFrame:
-    """One row per slot: slot text, choice, confidence in words, status."""
+def latest_cited_year(run: state.CiteRun, choices: picks.Picks) -> int | None:
+    """The newest year among the papers the draft cites with confidence (likely right, or the user's picks):
+    a candidate newer than that is flagged on its card."""
+    years = []
+    for r in run.results:
+        status = slot_status(r, choices)
+        if status not in (LIKELY, USER_PICK):
+            continue
+        for doc_id in choices.get(slot_of(r).index, ()):
+            paper = exports.paper_for(r, doc_id, extra_state())
+            if paper is not None and paper.year:
+                years.append(paper.year)
+    return max(years) if years else None
+
+
+def compact_frame(run: state.CiteRun, choices: picks.Picks) -> pd.DataFrame:
+    """One row per slot: its whole sentence, what it cites, the probability (a number: sorting sorts by it;
+    blank where the user decided), status in words."""
     extra = extra_state()
     rows = []
     for r in run.results:
-        paper = exports.paper_for(r, choices.get(slot_of(r).index), extra)
+        index = slot_of(r).index
+        papers = [p for i in choices.get(index, ()) if (p := exports.paper_for(r, i, extra)
+                                                         or exports.paper_of(run.results, i, extra))]
+        status = slot_status(r, choices)
         rows.append({
-            "slot": slot_of(r).index + 1,
-            "text": slot_of(r).sentence if len(slot_of(r).sentence) <= 90 else slot_of(r).sentence[:89] + "…",
-            "choice": paper.title if paper else "",
-            "confidence": confidence_label(r.selection.confidence),
-            "status": slot_status(r, choices),
+            "slot": index + 1,
+            "text": slot_of(r).sentence,
+            "cites": " + ".join(p.title for p in papers),
+            "probability": None if status in (USER_PICK, LEFT_EMPTY) else round(slot_probability(r), 2),
+            "status": status,
         })
-    return pd.DataFrame(rows, columns=["slot", "text", "choice", "confidence", "status"])
+    frame = pd.DataFrame(rows, columns=["slot", "text", "cites", "probability", "status"])
+    frame["probability"] = frame["probability"].astype("Float64")
+    return frame
 
 
 def _table_selected(run: state.CiteRun, shown: list[SlotResult]) -> None:
@@ -113,44 +165,81 @@ def _table_selected(run: state.CiteRun, shown: list[SlotResult]) -> None:
         st.session_state[state.CITE_FOCUS] = shown[rows[0]].slot.index
 
 
-def results_view(run: state.CiteRun, library: Library, settings: Settings) -> None:
-    """Banner, summary, downloads; then the slots as cards or as a compact table with filters."""
-    if st.session_state.get(state.CITE_TEXT, run.text) != run.text:
-        st.warning("The text changed since these results were made; press **Find citations** again to update them.")
-    if run.error:
-        st.error(escape_markdown(f"Stopped after {len(run.results)} of {run.total} slots: {run.error}"),
-                 icon=":material/error:")
-    llm_banner(run, settings)
-    choices = current_choices(run)
-    library = paired_bib.run_library(library)
-    keys = summary_and_downloads(run, choices, library)
+def _note() -> None:
+    note = st.session_state.get(state.CITE_NOTE)
+    if note:
+        st.info(escape_markdown(note), icon=":material/published_with_changes:")
+
+
+def _toolbar(settings: Settings, run: state.CiteRun, focused: int | None) -> str:
+    """View, filter, and moving through the review (n / p, from the slot the user moved to last) with undo (u);
+    returns the filter."""
     controls = st.container(horizontal=True, vertical_alignment="bottom")
     st.session_state.setdefault(state.CITE_VIEW, CARDS)
     st.session_state.setdefault(state.CITE_FILTER, ALL)
-    view = controls.segmented_control("View", [CARDS, TABLE], key=state.CITE_VIEW, persist_state="session")
+    controls.segmented_control("View", [CARDS, TABLE], key=state.CITE_VIEW, persist_state="session")
     which = controls.segmented_control("Show", [ALL, NOT_FOUND, UNSURE_FILTER], key=state.CITE_FILTER,
-                                 persist_state="session") or ALL
+                                       persist_state="session") or ALL
+    controls.button("Previous", icon=":material/skip_previous:", shortcut="p", on_click=step,
+                    args=(run, focused, -1), help="The previous slot to check (key p).")
     controls.button("Next to check", icon=":material/skip_next:", shortcut="n", on_click=next_to_check,
-              args=(run, st.session_state.get(state.CITE_FOCUS)), help="The next slot not found or unsure (key n).")
+                    args=(run, focused), help="The next slot not found or unsure, brought into view (key n).")
+    controls.button("Undo", icon=":material/undo:", shortcut="u", on_click=undo, args=(settings,),
+                    disabled=not history_state(), help="Undo the last change to your picks (key u).")
+    return which
+
+
+def results_view(run: state.CiteRun, library: Library, settings: Settings) -> None:
+    """Banner, what the results come from, summary, downloads; then the slots as cards or as a compact table
+    with the slot in review above it."""
+    choices = current_choices(run)
+    library = paired_bib.run_library(run, library)
+    with st.container(key="cite_results"):  # brought into view when a fill ends
+        if st.session_state.get(state.CITE_TEXT, run.text) != run.text:
+            st.warning("The text changed since these results were made; press **Find citations** again to update "
+                       "them (picks of unchanged sentences are kept).")
+        if run.error:
+            st.error(escape_markdown(f"Stopped after {len(run.results)} of {run.total} slots: {run.error}"),
+                     icon=":material/error:")
+        llm_banner(run, settings)
+        _note()
+        restricted_line(run, library)
+        keys = summary_and_downloads(run, choices, library)
+    focused = focus(run)
+    which = _toolbar(settings, run, st.session_state.get(state.CITE_FOCUS))  # the first n goes to the first
+    render.scroll_into_view(st.session_state.pop(state.CITE_SCROLL, None))
+    latest = latest_cited_year(run, choices)
     positions = dict(zip((slot_of(r).index for r in run.results), positions_in_sentence(run.results), strict=True))
     shown = [r for r in run.results if matches_filter(slot_status(r, choices), which)]
-    if not shown:
-        st.caption("No slot matches this filter.")
-        return
-    if view == TABLE:
+
+    def card(result: SlotResult) -> None:
+        index = slot_of(result).index
+        slot_card(settings, run, result, positions[index], choices.get(index, ()), keys.get(index), library,
+                  focused=index == focused, latest=latest)
+
+    if st.session_state.get(state.CITE_VIEW) == TABLE:
+        target = next((r for r in run.results if slot_of(r).index == focused), None)
+        if target is not None:
+            card(target)  # the slot in review, above the table: in view when n / p move to it
+        if not shown:
+            st.caption("No slot matches this filter.")
+            return
         st.dataframe(compact_frame(run, choices).iloc[[run.results.index(r) for r in shown]], hide_index=True,
                      width="stretch", key=f"compact_{run.run_id}", on_select=lambda: _table_selected(run, shown),
                      selection_mode="single-row",
-                     column_config={"text": st.column_config.TextColumn(width="medium"),
-                                    "choice": st.column_config.TextColumn(width="medium")})
-        focus = st.session_state.get(state.CITE_FOCUS)
-        target = next((r for r in run.results if slot_of(r).index == focus), None)
+                     column_config={
+                         "text": st.column_config.TextColumn("sentence", width="large",
+                                                             help="The slot's whole sentence: select the row to "
+                                                                  "open it above, or widen the column."),
+                         "cites": st.column_config.TextColumn(width="medium"),
+                         "probability": st.column_config.NumberColumn(
+                             format="%.2f", help="The probability that the engine's pick is the cited paper "
+                                                 "(blank: you decided). Sorting sorts by it.")})
         if target is None:
             st.caption("Select a row to open its slot here.")
-            return
-        slot_card(settings, run, target, positions[slot_of(target).index], choices.get(slot_of(target).index),
-                  keys.get(slot_of(target).index), library)
+        return
+    if not shown:
+        st.caption("No slot matches this filter.")
         return
     for result in shown:
-        index = slot_of(result).index
-        slot_card(settings, run, result, positions[index], choices.get(index), keys.get(index), library)
+        card(result)
