@@ -28,6 +28,9 @@ def main() -> int:
     p.add_argument("--agents")
     p.add_argument("--fusion", choices=("learned", "rrf", "max"))
     p.add_argument("--threshold", type=float)
+    p.add_argument("--memory", type=Path, help="a citation-context memory (contexts.sqlite) each draft's library "
+                   "starts from: `citefinder --library EMPTY contexts import PACK --split train`, then "
+                   "EMPTY/contexts.sqlite (use another --libraries folder than the runs without it)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
@@ -50,8 +53,9 @@ def main() -> int:
     if args.threshold is not None:
         changes["confidence_threshold"] = args.threshold
     settings = Settings().with_overrides(**changes)
-    result = evaluate_drafts(args.data, papers, settings, args.libraries, bib_name=args.bib,
-                             progress=lambda name, n, total: print(f"[{n}/{total}] {name}", file=sys.stderr, flush=True))
+    result = evaluate_drafts(args.data, papers, settings, args.libraries, bib_name=args.bib, memory=args.memory,
+                             progress=lambda name, n, total: print(f"[{n}/{total}] {name}", file=sys.stderr,
+                                                                    flush=True))
     print(summary(result))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

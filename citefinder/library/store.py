@@ -141,6 +141,7 @@ class Library(LibraryRepairs):
             "bm25_documents": len(self._ensure_bm25()),
             "embedder": self.embedder.spec.to_dict(),
             "generation": manifest.get("generation", 0),
+            **_memory_counts(self),
             "disk_bytes": _du(self.path),
         }
 
@@ -156,6 +157,17 @@ class Library(LibraryRepairs):
         if res["ids"]:
             return papers_of(res)[0]
         return self._pending.find_key(key)
+
+
+def _memory_counts(library: Library) -> dict[str, Any]:
+    """The citation-context memory's counts (contexts held, library papers cited at least once), or why
+    they cannot be read."""
+    from citefinder.library.contexts.api import memory_counts
+
+    try:
+        return memory_counts(library)
+    except LibraryError as e:
+        return {"contexts": f"unreadable: {e}"}
 
 
 def _du(path: Path) -> int:

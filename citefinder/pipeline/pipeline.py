@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from citefinder.rank.fuse import Fusion, fuse, fuse_candidates, fusion_of
 from citefinder.rank.rerank import Reranker, make_reranker
 from citefinder.retrieve.agents.draft import draft_context
 from citefinder.retrieve.base import Agent, retrieve
+from citefinder.retrieve.query.cocite import seeds_near
 from citefinder.retrieve.query.reformulate import reformulate
 from citefinder.retrieve.query.rewrite import LLMRewriter, Rewriter, skipped_rewrite
 from citefinder.retrieve.registry import keep_indexes_current, make_agents
@@ -88,13 +89,17 @@ class Pipeline:
         slots = find_slots(text, self.settings.context_sentences)
         if not slots:
             raise NoSlotsError()
-        return cite_slots(self, slots, progress=progress, draft=draft_context(text))
+        seeds = seeds_near(text, slots, self.settings.cocited_chars, self._key_doc)
+        return cite_slots(self, slots, progress=progress, draft=draft_context(text), seeds=seeds)
 
-    def cite_slot(self, slot: Slot, *, draft: str = "") -> SlotResult:
-        """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any."""
+    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = ()) -> SlotResult:
+        """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any;
+        ``cocited`` the library papers the draft cites near the slot (agent "co-cited")."""
         query, t_reform = reformulate(slot)
         if draft:
             query = replace(query, draft=f"{slot.heading}. {draft}" if slot.heading else draft)
+        if cocited:
+            query = replace(query, cocited=tuple(dict.fromkeys(cocited)))
         before: tuple[StageTrace, ...] = (t_reform,)
         if self.settings.llm_rewrite:
             query, t_rewrite = self._rewrite(query, slot.context)
@@ -132,6 +137,10 @@ class Pipeline:
         return SlotResult(None, query, candidates, selection, traces + (t_select,))
 
     # --- stages ----------------------------------------------------------------------------------
+
+    def _key_doc(self, key: str) -> str | None:
+        paper = self.library.by_key(key)
+        return paper.doc_id if paper is not None else None
 
     def _require_papers(self) -> None:
         if self.library.count() == 0:
