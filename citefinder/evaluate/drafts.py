@@ -149,6 +149,7 @@ def evaluate_drafts(
         "items": len(outcomes),
         "library_sizes": sizes,
         "memory": str(memory) if memory else None,
+        "libraries": str(libraries),
         "settings": settings.model_dump(mode="json", exclude={"llm_api_key", "library"}),
         "wall_s": time.perf_counter() - t0,
         **scored,
