@@ -199,3 +199,35 @@ def test_cli_imports_packs_and_latex_projects_and_reports_counts(library, tmp_pa
 
 def test_every_memory_agent_is_registered_once():
     assert [a for a in AGENTS if a in MEMORY_AGENTS] == list(MEMORY_AGENTS)
+
+
+def panel_app(library: str) -> None:
+    from citefinder.config import Settings
+    from citefinder.ui.contexts_panel import contexts_panel
+
+    contexts_panel(Settings(library=library))
+
+
+def test_library_page_panel_shows_counts_imports_and_forgets(library, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from citefinder.ui.contexts_panel import import_uploads
+
+    at = AppTest.from_function(panel_app, args=(str(library.path),)).run(timeout=120)
+    assert not at.exception and "No citation contexts yet" in at.markdown[0].value
+    pack = tmp_path / "pack.jsonl"
+    pack.write_text("\n".join(json.dumps(r) for r in contexts()) + "\n", encoding="utf-8")
+    zipped = tmp_path / "mine.zip"
+    with zipfile.ZipFile(zipped, "w") as z:
+        for f in LATEX.iterdir():
+            z.write(f, f.name)
+    reports = import_uploads(library, [pack, zipped], "all")
+    assert [r.added for r in reports] == [len(contexts()), 2]
+    api.learn_pick(library, ADAM_SENTENCE, doc(library, "Kingma.Ba.2015"))
+    at = AppTest.from_function(panel_app, args=(str(library.path),)).run(timeout=120)
+    assert not at.exception
+    assert f"{len(contexts()) + 3} citation contexts held" in at.markdown[0].value
+    assert "1 learned from your picks" in at.markdown[0].value
+    forget = next(b for b in at.button if b.label.startswith("Forget"))
+    at = forget.click().run(timeout=120)
+    assert not at.exception and memory_of(library).counts().get("contexts_user", 0) == 0
