@@ -142,6 +142,8 @@ def test_a_pick_joins_the_memory_can_be_switched_off_and_cleared(library):
     adam = doc(library, "Kingma.Ba.2015")
     off = Library.open(library.settings.with_overrides(learn_from_picks=False))
     assert api.learn_pick(off, ADAM_SENTENCE, adam) is False and not memory_of(off).exists()
+    session_off = library.settings.with_overrides(learn_from_picks=False)  # the app passes the session's settings
+    assert api.learn_pick(library, ADAM_SENTENCE, adam, settings=session_off) is False
     assert api.learn_pick(library, ADAM_SENTENCE, adam, citing="draft:paper.tex") is True
     assert api.learn_pick(library, ADAM_SENTENCE, adam, citing="draft:paper.tex") is False  # held already
     again = "We rescale the gradient coordinates by running moment averages [CITATION] as well."
@@ -231,3 +233,13 @@ def test_library_page_panel_shows_counts_imports_and_forgets(library, tmp_path):
     forget = next(b for b in at.button if b.label.startswith("Forget"))
     at = forget.click().run(timeout=120)
     assert not at.exception and memory_of(library).counts().get("contexts_user", 0) == 0
+
+
+def test_cited_elsewhere_gives_the_nearest_citing_sentence_and_its_source(with_memory):
+    from citefinder.pipeline.evidence import cited_elsewhere
+
+    adam = doc(with_memory, "Kingma.Ba.2015")
+    found = cited_elsewhere(with_memory, ADAM_SENTENCE, adam)
+    assert found is not None and "running moment averages" in found["text"] and found["origin"] == "pack"
+    assert found["citing"].startswith("github:opt/") and 0 < found["similarity"] <= 1
+    assert cited_elsewhere(with_memory, ADAM_SENTENCE, doc(with_memory, "Hochreiter.Schmidhuber.1997")) is None

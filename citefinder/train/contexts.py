@@ -119,13 +119,13 @@ def _project_records(name: str, root: Path, texs: list[Path],
             yield ImportFailure(where, f"{len(unresolved)} cited keys not resolved: {shown}{more}")
 
 
-def learn_filled_cites(library: Any, tex: str, *, citing: str = "user") -> int:
+def learn_filled_cites(library: Any, tex: str, *, citing: str = "user", settings: Any = None) -> int:
     """Learn the citations a LaTeX draft already has (``\\cite{key}`` with a key of the library): each
     (sentence, paper) joins the memory as the user's own (``fill --bib`` on a .tex with filled cites).
     Returns how many were new; 0 when learning is off (setting ``learn_from_picks``)."""
     from citefinder.library.contexts.api import learn_picks
 
-    if not library.settings.learn_from_picks:
+    if not (settings or library.settings).learn_from_picks:
         return 0
     pairs = []
     known: dict[str, str | None] = {}
@@ -136,4 +136,4 @@ def learn_filled_cites(library: Any, tex: str, *, citing: str = "user") -> int:
                 known[key] = paper.doc_id if paper is not None else None
             if known[key]:
                 pairs.append((cite.focus or cite.sentence, str(known[key])))
-    return learn_picks(library, pairs, citing=citing, source="latex-draft") if pairs else 0
+    return learn_picks(library, pairs, citing=citing, source="latex-draft", settings=settings) if pairs else 0

@@ -81,20 +81,22 @@ def import_contexts(library: Any, records: Iterable[ContextRecord | ImportFailur
                                time.perf_counter() - t0, memory.counts())
 
 
-def learn_pick(library: Any, sentence: str, doc_id: str, *, citing: str = "user", source: str = "pick") -> bool:
+def learn_pick(library: Any, sentence: str, doc_id: str, *, citing: str = "user", source: str = "pick",
+               settings: Any = None) -> bool:
     """Remember that the user cites ``doc_id`` for ``sentence`` (the slot's sentence, the slot written
     [CITATION]): the next similar sentence finds it (agents cited-as, cited-like, co-cited, cited-often).
 
-    Returns False when learning is switched off (setting ``learn_from_picks``) or the pair is held
-    already; raises InputError for a paper that is not in the library. ``citing`` names the draft (its
-    picks are co-cited with each other).
+    Returns False when learning is switched off (setting ``learn_from_picks`` of ``settings``, the
+    session's, else the library's) or the pair is held already; raises InputError for a paper that is
+    not in the library. ``citing`` names the draft (its picks are co-cited with each other).
     """
-    return learn_picks(library, [(sentence, doc_id)], citing=citing, source=source) > 0
+    return learn_picks(library, [(sentence, doc_id)], citing=citing, source=source, settings=settings) > 0
 
 
-def learn_picks(library: Any, pairs: Iterable[tuple[str, str]], *, citing: str = "user", source: str = "pick") -> int:
+def learn_picks(library: Any, pairs: Iterable[tuple[str, str]], *, citing: str = "user", source: str = "pick",
+                settings: Any = None) -> int:
     """:func:`learn_pick` for several (sentence, doc_id) pairs in one write; returns how many were new."""
-    if not library.settings.learn_from_picks:
+    if not (settings or library.settings).learn_from_picks:
         return 0
     wanted = [(" ".join(s.split()), d) for s, d in pairs if s and s.strip()]
     papers = {p.doc_id: p for p in library.get([d for _, d in wanted])}
