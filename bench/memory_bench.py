@@ -154,6 +154,7 @@ def cmd_learning(args: argparse.Namespace) -> None:
     offline_environment()
     split = json.loads((ROOT / "bench/drafts_split.json").read_text())
     rows: list[dict[str, Any]] = []
+    learned_lists: list[dict[str, Any]] = []
     embedder = None
     for paper in split[args.part]:
         folder = args.libraries / f"{paper}-{Path(args.bib).stem}"
@@ -180,7 +181,7 @@ def cmd_learning(args: argparse.Namespace) -> None:
                                                                                              strict=True) if g],
                                   citing=f"draft:{paper}")
         learn_s = time.perf_counter() - t0
-        with_learning = _fill(library, second, gold[half:], draft, seeds)
+        with_learning = _fill(library, second, gold[half:], draft, seeds, learned_lists, paper)
         api.forget(library, ["user"])
         n = sum(1 for g in gold[half:] if g)
         r1 = [sum(1 for r in ranks if r == 1) / max(1, n) for ranks in (without, with_learning)]
@@ -196,11 +197,16 @@ def cmd_learning(args: argparse.Namespace) -> None:
           f"with {micro[1]:.3f} ({(micro[1] - micro[0]) * 100:+.1f} points)")
     if args.out:
         args.out.write_text(json.dumps({"papers": rows, "r1_without": micro[0], "r1_with": micro[1]}, indent=1))
+    if args.lists:  # the second halves filled with learning, for bench/tune.py (training part only)
+        args.lists.write_text(json.dumps({"dataset": f"learning:{args.part}", "outcomes": learned_lists}))
 
 
 def _fill(library: Any, slots: list[Any], gold: list[tuple[str, ...]], draft: str,
-          seeds: dict[int, tuple[str, ...]]) -> list[int | None]:
-    """Fill ``slots`` one after another; each slot's rank of its first gold paper (-1: no gold, None: not found)."""
+          seeds: dict[int, tuple[str, ...]], lists: list[dict[str, Any]] | None = None,
+          paper: str = "") -> list[int | None]:
+    """Fill ``slots`` one after another; each slot's rank of its first gold paper (-1: no gold, None: not
+    found). ``lists`` collects each slot's agent lists (the shape bench/tune.py reads)."""
+    from citefinder.evaluate.runner import agent_lists
     from citefinder.pipeline.concurrency import cite_slots
     from citefinder.pipeline.pipeline import Pipeline
 
@@ -209,6 +215,11 @@ def _fill(library: Any, slots: list[Any], gold: list[tuple[str, ...]], draft: st
     for r, g in zip(results, gold, strict=True):
         order = [c.doc_id for c in r.candidates]
         ranks.append(min((order.index(d) + 1 for d in g if d in order), default=None) if g else -1)
+        if lists is not None and r.slot is not None:
+            lists.append({"id": f"{paper}:{r.slot.index}", "text": r.slot.sentence, "gold": list(g),
+                          "answerable": bool(g), "library_size": library.count(),
+                          "lists": {k: [(h.doc_id, h.rank, round(h.score, 5)) for h in v]
+                                    for k, v in agent_lists(r).items()}})
     return ranks
 
 
@@ -250,6 +261,7 @@ def main() -> None:
     lr.add_argument("--bib", default="refs-enriched.bib")
     lr.add_argument("--part", default="test", choices=("train", "test"))
     lr.add_argument("--out", type=Path)
+    lr.add_argument("--lists", type=Path, help="write the learned fills' agent lists (bench/tune.py input)")
     t = sub.add_parser("import-time")
     t.add_argument("--library", type=Path, required=True)
     t.add_argument("--copy-to", type=Path, required=True)

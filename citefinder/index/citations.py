@@ -28,19 +28,22 @@ class CitationVectors:
     records: tuple[int, ...]
     doc_ids: tuple[str, ...]
     matrix: Any  # np.ndarray (n, dim) float32
+    own: Any = None  # np.ndarray (n,) bool: the user's own sentences (picks, LaTeX), else None
 
     def __len__(self) -> int:
         return len(self.records)
 
-    def nearest(self, vector: Any, n: int) -> list[tuple[int, str, float]]:
+    def nearest(self, vector: Any, n: int, own_bonus: float = 0.0) -> list[tuple[int, str, float]]:
         """The ``n`` citing sentences closest to ``vector``: (record, doc_id, cosine), closest first;
-        ties by storage order."""
+        ties by storage order. ``own_bonus`` is added to the cosine of the user's own sentences."""
         if not len(self.records) or n <= 0:
             return []
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.matrix.shape[1]:
             return []  # vectors of another embedder: re-embedded at the next write
         sims = self.matrix @ q
+        if own_bonus and self.own is not None:
+            sims = sims + own_bonus * self.own
         n = min(n, len(self.records))
         top = np.argpartition(-sims, n - 1)[:n] if n < len(self.records) else np.arange(len(self.records))
         order = top[np.lexsort((top, -sims[top]))]
@@ -63,29 +66,36 @@ class CitationVectorsKind:
     """Derived index: the matched records' vectors in one matrix."""
 
     name = "citation-vectors"
-    version = 1
+    version = 2
 
     def stamp(self, library: Any) -> str:
         return memory_stamp(library)
 
     def build(self, library: Any) -> CitationVectors:
-        records, doc_ids, matrix = memory_of(library).vectors()
+        memory = memory_of(library)
+        records, doc_ids, matrix = memory.vectors()
         if len(records):
             norms = np.linalg.norm(matrix, axis=1, keepdims=True)
             norms[norms == 0] = 1.0
             matrix = (matrix / norms).astype(np.float32)
-        return CitationVectors(tuple(records), tuple(doc_ids), matrix)
+        mine = memory.own_records()
+        own = np.asarray([r in mine for r in records], dtype=np.float32)
+        return CitationVectors(tuple(records), tuple(doc_ids), matrix, own)
 
     def save(self, index: CitationVectors, folder: Path) -> None:
         np.save(folder / _MATRIX, index.matrix)
-        (folder / _ROWS).write_text(json.dumps({"records": list(index.records), "doc_ids": list(index.doc_ids)}))
+        own = [] if index.own is None else [i for i, x in enumerate(index.own) if x]
+        (folder / _ROWS).write_text(json.dumps({"records": list(index.records), "doc_ids": list(index.doc_ids),
+                                                "own": own}))
 
     def load(self, folder: Path) -> CitationVectors:
         rows = json.loads((folder / _ROWS).read_text())
         matrix = np.load(folder / _MATRIX)
         if len(rows["records"]) != (matrix.shape[0] if matrix.ndim == 2 else 0):
             raise ValueError(f"{len(rows['records'])} rows for {matrix.shape[0]} vectors")
-        return CitationVectors(tuple(rows["records"]), tuple(rows["doc_ids"]), matrix)
+        own = np.zeros(len(rows["records"]), dtype=np.float32)
+        own[rows.get("own", [])] = 1.0
+        return CitationVectors(tuple(rows["records"]), tuple(rows["doc_ids"]), matrix, own)
 
 
 CITATION_VECTORS = CitationVectorsKind()

@@ -43,7 +43,7 @@ from citefinder.retrieve.agents.context import ContextAgent
 from citefinder.retrieve.agents.dense import DenseAgent
 from citefinder.retrieve.agents.draft import DraftAgent
 from citefinder.retrieve.agents.keys import KeysAgent
-from citefinder.retrieve.agents.names import NamesAgent
+from citefinder.retrieve.agents.names import CITED_NAMES, NamesAgent
 from citefinder.retrieve.agents.near import NearAgent
 from citefinder.retrieve.agents.title import TitleAgent
 from citefinder.retrieve.base import Agent
@@ -72,10 +72,10 @@ AGENTS: dict[str, AgentSpec] = {
     "bm25": AgentSpec(Bm25Agent, "BM25 over title, authors, venue and abstract", feature=True),
     "dense": AgentSpec(DenseAgent, "embedding similarity (exact cosine)", (VECTORS,), feature=True),
     "title": AgentSpec(TitleAgent, "BM25 over titles alone", (TITLES,), feature=True),
-    "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce: strong, clear matches",
-                       (NAMES,), feature=True),
-    "names-weak": AgentSpec(partial(NamesAgent, strong=False), "the same, weaker or tied matches", (NAMES,),
-                            feature=True),
+    "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce (and the citation "
+                       "memory uses): strong, clear matches", (NAMES, CITED_NAMES), feature=True),
+    "names-weak": AgentSpec(partial(NamesAgent, strong=False), "the same, weaker or tied matches",
+                            (NAMES, CITED_NAMES), feature=True),
     "authors": AgentSpec(AuthorsAgent, "'Surname et al. (2019)' next to the marker vs. authors and year", (AUTHORS,),
                          feature=True),
     "near": AgentSpec(NearAgent, "BM25 over the few words right next to the marker", feature=True),

@@ -229,6 +229,14 @@ class ContextMemory:
                                "ON r.id = k.record WHERE k.record NOT IN (SELECT record FROM matches) "
                                "ORDER BY k.record, k.strength").fetchall()
 
+    def own_records(self) -> set[int]:
+        """The matched records that are the user's own (learned picks, their LaTeX)."""
+        if not self.exists():
+            return set()
+        with self._read() as con:
+            return {int(r[0]) for r in con.execute("SELECT m.record FROM matches m JOIN records r ON r.id = m.record "
+                                                   "WHERE r.origin IN ('user', 'latex')")}
+
     def matched_papers(self) -> set[str]:
         with self._read() as con:
             return {str(r[0]) for r in con.execute("SELECT DISTINCT doc_id FROM matches")}
