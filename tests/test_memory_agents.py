@@ -243,3 +243,22 @@ def test_cited_elsewhere_gives_the_nearest_citing_sentence_and_its_source(with_m
     assert found is not None and "running moment averages" in found["text"] and found["origin"] == "pack"
     assert found["citing"].startswith("github:opt/") and 0 < found["similarity"] <= 1
     assert cited_elsewhere(with_memory, ADAM_SENTENCE, doc(with_memory, "Hochreiter.Schmidhuber.1997")) is None
+
+
+def test_names_the_literature_and_the_user_write_next_to_the_marker_find_the_paper(library):
+    from citefinder.pipeline.pipeline import Pipeline
+
+    adam, bert = doc(library, "Kingma.Ba.2015"), doc(library, "Devlin.Chang.ea.2019")
+    query = "We train every model with MomentAvg [CITATION] for ten epochs."
+    before = Pipeline(library.settings, library).cite_text(query)[0]
+    assert adam not in [h.doc_id for h in before.trace("names").top + before.trace("names-weak").top]
+    rows = [pack_record(f"Models were optimised by MomentAvg [CITATION] ({n}).", "Adam: A Method for Stochastic "
+                        "Optimization", f"github:x/{n}", 2015) for n in range(2)]
+    api.import_contexts(library, [record_from_json(r) for r in rows])
+    after = Pipeline(library.settings, library).cite_text(query)[0]
+    named = after.trace("names").top + after.trace("names-weak").top
+    assert named and named[0].doc_id == adam
+    # the user's own naming counts from one pick on, as a strong match
+    api.learn_pick(library, "Our encoder is TinyEnc-7 [CITATION] as before.", bert, citing="draft:x")
+    again = Pipeline(library.settings, library).cite_text("We encode the queries with TinyEnc-7 [CITATION] again.")[0]
+    assert again.trace("names").top[0].doc_id == bert
