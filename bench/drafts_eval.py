@@ -30,6 +30,9 @@ def main() -> int:
     p.add_argument("--threshold", type=float)
     p.add_argument("--second-paper", choices=("on", "off"), help="the engine's proposal of a second paper")
     p.add_argument("--traces", action="store_true", help="keep every slot's full result (for offline probes)")
+    p.add_argument("--memory", type=Path, help="a citation-context memory (contexts.sqlite) each draft's library "
+                   "starts from: `citefinder --library EMPTY contexts import PACK --split train`, then "
+                   "EMPTY/contexts.sqlite (use another --libraries folder than the runs without it)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
@@ -55,6 +58,7 @@ def main() -> int:
         changes["second_paper"] = args.second_paper == "on"
     settings = Settings().with_overrides(**changes)
     result = evaluate_drafts(args.data, papers, settings, args.libraries, bib_name=args.bib, keep_traces=args.traces,
+                             memory=args.memory,
                              progress=lambda name, n, total: print(f"[{n}/{total}] {name}", file=sys.stderr, flush=True))
     print(summary(result))
     if args.out:

@@ -91,6 +91,21 @@ class Settings(BaseSettings):
         "measured best on CiteME: fused MRR 0.412 vs 0.382 with 1 and 0.356 with 2 (bench/RESULTS.md).",
     )
 
+    # --- citation-context memory ---
+    learn_from_picks: bool = Field(
+        True,
+        description="When you accept or change a pick, remember the (sentence, paper) pair in the library's "
+        "citation-context memory, so the next similar sentence finds that paper (`citefinder contexts clear` "
+        "forgets them).",
+    )
+    cocited_chars: int = Field(
+        1500,
+        ge=0,
+        le=100_000,
+        description="Agent co-cited: citations this many characters before or after a slot (filled \\cite keys, "
+        "confident picks of earlier slots) count as its neighbours.",
+    )
+
     # --- selection ---
     select_candidates: int = Field(10, ge=1, le=50, description="Candidates shown to the LLM selector.")
     abstract_chars: int = Field(600, ge=0, le=5000, description="Abstract characters per candidate in the LLM prompt.")

@@ -109,6 +109,9 @@ class Query:
     draft: str = ""  # the draft's own title/abstract and the slot's section heading, when a whole draft is cited
     near: str = ""  # the few words right next to the marker (before it, or after it when it is the subject)
     window: str = ""  # the slot's sentence with one neighbour on each side (cleaned)
+    # library papers the draft cites near the slot (filled \cite keys next to it, confident picks of the
+    # slots before it): the seeds of the co-cited agent
+    cocited: tuple[str, ...] = ()
 
     @property
     def focus(self) -> str:
@@ -128,6 +131,7 @@ class Query:
             "draft": self.draft,
             "near": self.near,
             "window": self.window,
+            "cocited": list(self.cocited),
         }
 
 

@@ -23,6 +23,9 @@ def add_parser(sub: Any, common: Any) -> None:
                    "(default refs-enriched.bib; refs.bib for the bibliography as written)")
     p.add_argument("--libraries", type=Path, help="with --drafts: keep each paper's library here and reuse it while "
                    "its .bib is unchanged (default: a temporary folder, removed afterwards)")
+    p.add_argument("--memory", type=Path, metavar="CONTEXTS.sqlite", help="with --drafts: each paper's library starts "
+                   "its citation-context memory from this file (the contexts.sqlite of a library a pack was imported "
+                   "into, e.g. with --split train): matched to its papers, never written back")
     p.add_argument("--split", help="keep one split (train/test) where the file has them")
     p.add_argument("--limit", type=int, help="evaluate the first N items only")
     p.add_argument("--stages", help="stages to print, comma-separated (default: every agent that ran, fused, reranked)")
@@ -101,7 +104,7 @@ def run_drafts(args: argparse.Namespace, settings: Any) -> int:
                          + (f" ({', '.join(missing)} incomplete)" if missing else ""))
     with tempfile.TemporaryDirectory(prefix="citefinder-drafts-") as tmp:
         libraries = args.libraries or Path(tmp)
-        result = evaluate_drafts(root, papers, settings, libraries, bib_name=args.bib,
+        result = evaluate_drafts(root, papers, settings, libraries, bib_name=args.bib, memory=args.memory,
                                  progress=lambda name, n, total: print(f"[{n}/{total}] {name}", flush=True))
     print(format_table(result, list(result["stages"]), metrics=DRAFT_METRICS))
     if args.out:

@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     from citefinder.cli import check as cli_check
 
     cli_check.add_parser(sub, _common)
+    from citefinder.cli import contexts as cli_contexts
+
+    cli_contexts.add_parser(sub, _common)
     from citefinder.cli import eval as cli_eval
 
     cli_eval.add_parser(sub, _common)
@@ -248,6 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_library(args, settings)
         if args.command == "find":
             return cmd_find(args, settings)
+        if args.command == "contexts":
+            from citefinder.cli import contexts as cli_contexts
+
+            return cli_contexts.run(args, settings, _open_library)
         if args.command == "eval":
             from citefinder.cli import eval as cli_eval
 

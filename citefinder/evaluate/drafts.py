@@ -112,8 +112,12 @@ def evaluate_drafts(
     bib_name: str = "refs-enriched.bib",
     progress: Progress | None = None,
     keep_traces: bool = False,
+    memory: Path | None = None,
 ) -> dict[str, Any]:
-    """Evaluate several drafts; libraries are kept in ``libraries/<paper>`` and reused while the .bib is unchanged."""
+    """Evaluate several drafts; libraries are kept in ``libraries/<paper>`` and reused while the .bib is unchanged.
+
+    ``memory``: a citation-context memory file (``contexts.sqlite`` of a library the pack was imported
+    into) each draft's library starts its own memory from (matched to its papers)."""
     from citefinder.pipeline.pipeline import Pipeline
 
     t0 = time.perf_counter()
@@ -126,6 +130,12 @@ def evaluate_drafts(
         folder = libraries / f"{name}-{Path(bib_name).stem}"
         library = open_draft_library(settings, root / name / bib_name, folder, embedder)
         embedder = library.embedder
+        if memory is not None:
+            from citefinder.library.contexts.api import adopt_memory
+            from citefinder.library.contexts.memory import memory_of
+
+            if not memory_of(library).exists():
+                adopt_memory(library, memory)
         sizes[name] = library.count()
         pipeline = Pipeline(library.settings, library)
         outcomes += evaluate_draft(root / name, library, pipeline, bib_name=bib_name, keep_traces=keep_traces)
@@ -140,6 +150,8 @@ def evaluate_drafts(
         "bib": bib_name,
         "items": len(outcomes),
         "library_sizes": sizes,
+        "memory": str(memory) if memory else None,
+        "libraries": str(libraries),
         "settings": settings.model_dump(mode="json", exclude={"llm_api_key", "library"}),
         "wall_s": time.perf_counter() - t0,
         **scored,

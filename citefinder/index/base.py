@@ -57,6 +57,13 @@ class IndexKind(Protocol):
     def load(self, folder: Path) -> Any: ...
 
 
+def _source_stamp(kind: IndexKind, library: "PaperSource") -> str:
+    """What the index reflects: the library's generation, or the kind's own ``stamp(library)`` when it
+    also reads data that changes apart from the papers (the citation-context memory)."""
+    own = getattr(kind, "stamp", None)
+    return str(own(library)) if callable(own) else library.generation()
+
+
 def _is_current(kind: IndexKind, index: Any, library: "PaperSource") -> bool:
     """An index kind may check what it holds against the store (``is_current``), e.g. that it has as
     many vectors as the store: another process's writes can reach the store before its index."""
@@ -74,7 +81,7 @@ class DerivedIndexes:
 
     def get(self, kind: IndexKind, library: "PaperSource") -> Any:
         """The index for the library's current generation: from memory, from disk, or built now."""
-        stamp = f"{library.generation()}/{kind.version}"
+        stamp = f"{_source_stamp(kind, library)}/{kind.version}"
         cached = self._cache.get(kind.name)
         if cached is not None and cached[0] == stamp:
             return cached[1]

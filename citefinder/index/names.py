@@ -138,6 +138,9 @@ class NamesIndex:
 
     postings: dict[str, tuple[tuple[str, float], ...]]
 
+    def __len__(self) -> int:
+        return len(self.postings)
+
     def lookup(self, name: str) -> tuple[tuple[str, float], ...]:
         return self.postings.get(normalize_name(name), ())
 

@@ -8,6 +8,9 @@ and, built incrementally, not deterministic: measured, two identical fills could
 from __future__ import annotations
 
 import json
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,4 +104,26 @@ def dense_search(library: "Library", text: str, k: int) -> list[Hit]:
     """Nearest papers by cosine similarity of the embedded query (embedded papers only)."""
     if not text.strip() or k <= 0 or library.embedded_count() == 0:
         return []
-    return vector_search(library, library.embedder.encode([text])[0], k)
+    return vector_search(library, query_vector(library, text), k)
+
+
+_QUERY_CACHE_SIZE = 16
+_QUERIES: "weakref.WeakKeyDictionary[Any, OrderedDict[str, Any]]" = weakref.WeakKeyDictionary()
+_QUERIES_LOCK = threading.Lock()
+
+
+def query_vector(library: "Library", text: str) -> Any:
+    """The embedded query text, remembered for the last few texts of this embedder: agents that read the
+    same text (dense, and cited-like over the memory's sentences) embed it once."""
+    embedder = library.embedder
+    with _QUERIES_LOCK:
+        cache = _QUERIES.setdefault(embedder, OrderedDict())
+        if text in cache:
+            cache.move_to_end(text)
+            return cache[text]
+    vector = embedder.encode([text])[0]
+    with _QUERIES_LOCK:
+        cache[text] = vector
+        while len(cache) > _QUERY_CACHE_SIZE:
+            cache.popitem(last=False)
+    return vector

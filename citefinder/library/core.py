@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import threading
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -68,6 +69,7 @@ class LibraryCore:
         self._seen: dict[str, Any] | None = None  # the manifest as this object last read or wrote it
         self._pending = PendingQueue(store_path or self.path)  # stored papers still waiting for their vectors
         self._on_write: dict[str, Callable[[], None]] = {}  # what higher layers rebuild after a write
+        self._on_write["context-memory"] = _memory_hook(self)  # match the citation contexts to new papers
         self._vector_check: tuple[int, int, int] | None = None  # (generation, records, vectors indexed)
         self.repair_log: list[str] = []  # what ``open(repair=True)`` did, one line each
 
@@ -273,3 +275,18 @@ class LibraryCore:
         index.save(self.path / BM25_DIR, stamp=stamp)
         self._bm25 = BM25Index.load(self.path / BM25_DIR) if ids else index
         return self._bm25
+
+
+def _memory_hook(library: LibraryCore) -> Callable[[], None]:
+    """After a write: match the context memory's records to arrived papers, forget removed ones (no
+    reference cycle through the library's own hook table)."""
+    ref = weakref.ref(library)
+
+    def sync() -> None:
+        from citefinder.library.contexts.api import sync_after_write
+
+        lib = ref()
+        if lib is not None:
+            sync_after_write(lib)
+
+    return sync

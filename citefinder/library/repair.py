@@ -16,6 +16,7 @@ from typing import Any
 from citefinder.errors import LibraryDamagedError
 from citefinder.library import faults
 from citefinder.library.chroma import where
+from citefinder.library.contexts.api import memory_problems, repair_memory
 from citefinder.library.core import PAGE
 from citefinder.library.manifest import MANIFEST, read_manifest, write_manifest
 from citefinder.library.writes import WRITE_BATCH, LibraryWrites
@@ -48,6 +49,7 @@ class LibraryRepairs(LibraryWrites):
         missing = self._missing_vector_count()
         if missing:
             found.append(_missing_vectors_text(missing, self.embedded_count()))
+        found += memory_problems(self)
         return found
 
     def repair(self) -> list[str]:
@@ -79,6 +81,7 @@ class LibraryRepairs(LibraryWrites):
             self._record_state(manifest)
             done.append(f"rewrote the manifest (generation {manifest['generation']}, {n} papers, "
                         f"{self.pending_count()} awaiting vectors)")
+            done += repair_memory(self)
         return done
 
     def _set_aside_index(self, error: BaseException) -> str:

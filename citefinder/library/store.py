@@ -143,6 +143,7 @@ class Library(LibraryRepairs):
             "bm25_documents": len(self._ensure_bm25()),
             "embedder": self.embedder.spec.to_dict(),
             "generation": manifest.get("generation", 0),
+            **_memory_counts(self),
             "disk_bytes": _du(self.path),
         }
 
@@ -164,6 +165,17 @@ class Library(LibraryRepairs):
         """The doc_ids of the papers imported from the file named ``source`` (:attr:`Paper.source`)."""
         res = self._collection.get(where={"source": source}, include=[])
         return list(res["ids"]) + self._pending.ids_from(source)
+
+
+def _memory_counts(library: Library) -> dict[str, Any]:
+    """The citation-context memory's counts (contexts held, library papers cited at least once), or why
+    they cannot be read."""
+    from citefinder.library.contexts.api import memory_counts
+
+    try:
+        return memory_counts(library)
+    except LibraryError as e:
+        return {"contexts": f"unreadable: {e}"}
 
 
 def _du(path: Path) -> int:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import concurrent.futures
 import copy
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from citefinder.retrieve.query.cocite import merge, picks_near, seeds_for
 from citefinder.select.breaker import BreakerRewriter, BreakerSelector, LLMBreaker
 from citefinder.select.fallback import ThresholdSelector
 from citefinder.types import Slot, SlotResult
@@ -35,7 +36,7 @@ class SlotCiter(Protocol):
     selector: Any
     rewriter: Any
 
-    def cite_slot(self, slot: Slot, *, draft: str = "") -> SlotResult: ...
+    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = ()) -> SlotResult: ...
 
 
 def uses_llm(pipeline: SlotCiter) -> bool:
@@ -63,9 +64,13 @@ def cite_slots(
     progress: Progress | None = None,
     workers: int | None = None,
     draft: str = "",
+    seeds: Mapping[int, tuple[str, ...]] | None = None,
 ) -> list[SlotResult]:
     """Cite every slot (see the module doc; ``draft`` is the draft's own context for agent "draft");
-    raises the first slot's CitefinderError, if any."""
+    raises the first slot's CitefinderError, if any.
+
+    ``seeds``: per slot index, the library papers the draft already cites near it (agent "co-cited");
+    one after another, the confident picks of the slots before it (within ``cocited_chars``) join them."""
     total = len(slots)
     llm = uses_llm(pipeline)
     fill = with_breaker(pipeline, LLMBreaker()) if llm else pipeline
@@ -75,14 +80,17 @@ def cite_slots(
         progress(0, total, None)
     if n == 1:
         results: list[SlotResult] = []
+        s = pipeline.settings
         for slot in slots:
-            results.append(fill.cite_slot(slot, draft=draft))
+            near = merge(seeds_for(slot, seeds), picks_near(slot, results, s.cocited_chars, s.confidence_threshold))
+            results.append(fill.cite_slot(slot, draft=draft, cocited=near))
             if progress:
                 progress(len(results), total, results[-1])
         return results
     done: dict[int, SlotResult] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix="cite-slot") as pool:
-        futures = {pool.submit(fill.cite_slot, slot, draft=draft): slot.index for slot in slots}
+        futures = {pool.submit(fill.cite_slot, slot, draft=draft, cocited=seeds_for(slot, seeds)): slot.index
+                   for slot in slots}
         try:
             for future in concurrent.futures.as_completed(futures):
                 result = future.result()

@@ -7,6 +7,7 @@ the Cite page so a researcher can judge it without opening the paper.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -41,3 +42,24 @@ def best_sentence(abstract: str, slot_text: str, max_chars: int = 240) -> str:
     if len(best) > max_chars:
         best = best[: max_chars - 1].rsplit(" ", 1)[0] + "…"
     return best
+
+
+def cited_elsewhere(library: Any, slot_text: str, doc_id: str) -> dict[str, Any] | None:
+    """The sentence from the library's citation-context memory that cites ``doc_id`` and is nearest to
+    ``slot_text`` ("cited elsewhere as: ..."), with where it comes from; None without one.
+
+    ``{"text", "citing", "citing_title", "source", "origin", "similarity"}``; ``origin`` "user" marks
+    the user's own earlier pick."""
+    from citefinder.index.citations import CITATION_VECTORS
+    from citefinder.index.memory import memory_index
+    from citefinder.index.vectors import query_vector
+    from citefinder.library.contexts.memory import memory_of
+
+    index, _ = memory_index(library, CITATION_VECTORS)
+    if index is None or not slot_text.strip():
+        return None
+    best = index.nearest_for(query_vector(library, slot_text), doc_id)
+    if best is None:
+        return None
+    found = memory_of(library).evidence([best[0]]).get(best[0])
+    return {**found.to_dict(), "similarity": round(best[1], 4)} if found else None

@@ -24,6 +24,7 @@ from citefinder.rank.fuse import Fusion, fuse, fuse_candidates, fusion_of
 from citefinder.rank.rerank import Reranker, make_reranker
 from citefinder.retrieve.agents.draft import draft_context
 from citefinder.retrieve.base import Agent, Rankings, retrieve
+from citefinder.retrieve.query.cocite import seeds_near
 from citefinder.retrieve.query.reformulate import reformulate
 from citefinder.retrieve.query.rewrite import LLMRewriter, Rewriter, skipped_rewrite
 from citefinder.retrieve.registry import keep_indexes_current, make_agents
@@ -93,11 +94,13 @@ class Pipeline:
         slots = find_slots(text, self.settings.context_sentences, latex=latex)
         if not slots:
             raise NoSlotsError()
-        return cite_slots(self, slots, progress=progress, draft=draft_context(text))
+        seeds = seeds_near(text, slots, self.settings.cocited_chars, self._key_doc)
+        return cite_slots(self, slots, progress=progress, draft=draft_context(text), seeds=seeds)
 
-    def cite_slot(self, slot: Slot, *, draft: str = "") -> SlotResult:
-        """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any."""
-        query, candidates, traces = self.rank_slot(slot, draft=draft)
+    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = ()) -> SlotResult:
+        """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any;
+        ``cocited`` the library papers the draft cites near the slot (agent "co-cited")."""
+        query, candidates, traces = self.rank_slot(slot, draft=draft, cocited=cocited)
         ran = self._agents_ran(traces)
         size = self.library.count() - len(self.exclude)
         confidences = self.calibration.confidences(candidates, ran, size)
@@ -110,12 +113,15 @@ class Pipeline:
         t_select = self._explain_confidence(t_select, shown, ran, size)
         return SlotResult(slot, query, candidates, selection, traces + (t_select,))
 
-    def rank_slot(self, slot: Slot, *, draft: str = "") -> tuple[Query, tuple[Candidate, ...], tuple[StageTrace, ...]]:
+    def rank_slot(self, slot: Slot, *, draft: str = "",
+                  cocited: Sequence[str] = ()) -> tuple[Query, tuple[Candidate, ...], tuple[StageTrace, ...]]:
         """The slot's query, its ranked candidates and the traces so far (reformulate, agents, fuse, rerank):
         :meth:`cite_slot` without the selection (what a check of a written citation needs)."""
         query, t_reform = reformulate(slot)
         if draft:
             query = replace(query, draft=f"{slot.heading}. {draft}" if slot.heading else draft)
+        if cocited:
+            query = replace(query, cocited=tuple(dict.fromkeys(cocited)))
         before: tuple[StageTrace, ...] = (t_reform,)
         if self.settings.llm_rewrite:
             query, t_rewrite = self._rewrite(query, slot.context)
@@ -152,6 +158,10 @@ class Pipeline:
         return SlotResult(None, query, candidates, selection, traces + (t_select,))
 
     # --- stages ----------------------------------------------------------------------------------
+
+    def _key_doc(self, key: str) -> str | None:
+        paper = self.library.by_key(key)
+        return paper.doc_id if paper is not None else None
 
     def _require_papers(self) -> None:
         if self.library.count() == 0:

@@ -24,19 +24,26 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from citefinder.errors import ConfigError
+from citefinder.index.anchors import ANCHORS
 from citefinder.index.authors import AUTHORS
 from citefinder.index.base import IndexKind, derived_indexes
+from citefinder.index.citations import CITATION_VECTORS
+from citefinder.index.cocitation import COCITATIONS
 from citefinder.index.keys import KEYS
 from citefinder.index.names import NAMES
 from citefinder.index.titles import TITLES
 from citefinder.index.vectors import VECTORS
 from citefinder.retrieve.agents.authors import AuthorsAgent
 from citefinder.retrieve.agents.bm25 import Bm25Agent
+from citefinder.retrieve.agents.cited_as import CitedAsAgent
+from citefinder.retrieve.agents.cited_like import CitedLikeAgent
+from citefinder.retrieve.agents.cited_often import CitedOftenAgent
+from citefinder.retrieve.agents.co_cited import CoCitedAgent
 from citefinder.retrieve.agents.context import ContextAgent
 from citefinder.retrieve.agents.dense import DenseAgent
 from citefinder.retrieve.agents.draft import DraftAgent
 from citefinder.retrieve.agents.keys import KeysAgent
-from citefinder.retrieve.agents.names import NamesAgent
+from citefinder.retrieve.agents.names import CITED_NAMES, NamesAgent
 from citefinder.retrieve.agents.near import NearAgent
 from citefinder.retrieve.agents.title import TitleAgent
 from citefinder.retrieve.base import Agent
@@ -65,10 +72,10 @@ AGENTS: dict[str, AgentSpec] = {
     "bm25": AgentSpec(Bm25Agent, "BM25 over title, authors, venue and abstract", feature=True),
     "dense": AgentSpec(DenseAgent, "embedding similarity (exact cosine)", (VECTORS,), feature=True),
     "title": AgentSpec(TitleAgent, "BM25 over titles alone", (TITLES,), feature=True),
-    "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce: strong, clear matches",
-                       (NAMES,), feature=True),
-    "names-weak": AgentSpec(partial(NamesAgent, strong=False), "the same, weaker or tied matches", (NAMES,),
-                            feature=True),
+    "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce (and the citation "
+                       "memory uses): strong, clear matches", (NAMES, CITED_NAMES), feature=True),
+    "names-weak": AgentSpec(partial(NamesAgent, strong=False), "the same, weaker or tied matches",
+                            (NAMES, CITED_NAMES), feature=True),
     "authors": AgentSpec(AuthorsAgent, "'Surname et al. (2019)' next to the marker vs. authors and year", (AUTHORS,),
                          feature=True),
     "near": AgentSpec(NearAgent, "BM25 over the few words right next to the marker", feature=True),
@@ -77,6 +84,13 @@ AGENTS: dict[str, AgentSpec] = {
                        feature=True),
     "keys": AgentSpec(KeysAgent, "the words next to the marker vs. the names the user's citation keys add", (KEYS,),
                       feature=True),
+    # over the library's citation-context memory (library/contexts/): skipped, saying why, without one
+    "cited-as": AgentSpec(CitedAsAgent, "BM25 over the sentences that cite each paper (its anchor text)", (ANCHORS,)),
+    "cited-like": AgentSpec(CitedLikeAgent, "the citing sentences nearest the slot (dense), each voting for its paper",
+                            (CITATION_VECTORS,)),
+    "co-cited": AgentSpec(CoCitedAgent, "papers cited together with the draft's citations near the slot",
+                          (COCITATIONS,)),
+    "cited-often": AgentSpec(CitedOftenAgent, "how often the memory cites a paper (a prior)", (COCITATIONS,)),
 }
 
 

@@ -90,6 +90,7 @@ class TexCitation:
     command: str
     context: str  # sentence plus neighbours, this cite as [CITATION], other cites removed
     sentence: str
+    focus: str = ""  # the sentence, this cite as [CITATION], the other cites in it as [OTHER]
 
 
 def latex_body(tex: str) -> tuple[str, int]:
@@ -128,7 +129,7 @@ def latex_citations(tex: str, context_sentences: int = 1) -> list[TexCitation]:
     slots = find_slots(marked, context_sentences)
     if len(slots) != len(found):  # cannot happen unless the marker scan changes; fail loudly
         raise InputError(f"found {len(found)} citation commands but {len(slots)} slots; please report this file")
-    return [TexCitation(keys, line, cmd, s.context, s.sentence)
+    return [TexCitation(keys, line, cmd, s.context, s.sentence, s.focus)
             for (keys, line, cmd), s in zip(found, slots, strict=True)]
 
 

@@ -10,7 +10,9 @@ time every paper's names are collected (:class:`NamesIndexKind`):
 - a parenthesised acronym in the title, weight 2.5, in the abstract, weight 1;
 - the initials of a short title ("Long Short-Term Memory" -> LSTM), weight 1.5;
 - the widely used names of landmark works (``citefinder/data/known_names.json``: "the Transformer"
-  names "Attention Is All You Need", "MNIST" LeCun et al. 1998), weight 2.5.
+  names "Attention Is All You Need", "MNIST" LeCun et al. 1998), weight 2.5;
+- with a citation-context memory, the names other authors and the user write next to the marker when
+  they cite the paper ("VGG [CITATION]"; :mod:`citefinder.index.citednames`), up to 2 and 3, added.
 
 Names are compared normalised (lower case, letters and digits only, a plural "s" dropped), so
 "R-CNN", "RCNN" and "R-CNNs" meet.
@@ -21,8 +23,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from citefinder.index.base import derived
+from citefinder.index.citednames import CitedNamesKind
+from citefinder.index.memory import memory_index
 from citefinder.index.names import NAMES, NamesIndex
 from citefinder.retrieve.base import hits_from_scores
+from citefinder.retrieve.query.mentions import name_mentions
+from citefinder.retrieve.query.reformulate import clean_focus
 from citefinder.types import Hit, Query
 
 if TYPE_CHECKING:
@@ -38,6 +44,23 @@ MAX_POSTINGS = 25
 # kinds are separate lists ("names" and "names-weak") so the fusion can trust the first much more.
 STRONG = 2.5
 CLEAR_LEAD = 0.7
+
+
+def _merged(own: tuple[tuple[str, float], ...], cited: tuple[tuple[str, float], ...]) -> list[tuple[str, float]]:
+    """A paper's weight for a name: what its title/abstract say plus what the citing sentences say."""
+    weights: dict[str, float] = {}
+    for doc_id, weight in (*own, *cited):
+        weights[doc_id] = weights.get(doc_id, 0.0) + weight
+    return list(weights.items())
+
+
+def _first_name(text: str) -> list[str]:
+    """The name a citing sentence writes next to its [CITATION] marker (as the query side reads it)."""
+    return list(name_mentions(clean_focus(text))[:1])
+
+
+# The memory's names, read with the query side's own name finder (index/ cannot import it).
+CITED_NAMES = CitedNamesKind(_first_name)
 
 
 class NamesAgent:
@@ -63,9 +86,10 @@ class NamesAgent:
 
     def search(self, query: Query) -> list[Hit]:
         index: NamesIndex = derived(self.library, NAMES)
+        cited, _ = memory_index(self.library, CITED_NAMES)  # how the memory names papers, when there is one
         scores: dict[str, float] = {}
         for position, name in enumerate(query.names):
-            postings = index.lookup(name)
+            postings = _merged(index.lookup(name), cited.lookup(name) if cited is not None else ())
             if not postings or len(postings) > MAX_POSTINGS:
                 continue
             decay = 1.0 / (1.0 + position)

@@ -1,0 +1,104 @@
+"""``citefinder contexts``: the library's citation-context memory (how the literature, and you, cite its papers).
+
+    citefinder contexts import contexts.jsonl.gz --split train --library DIR   # a context pack (README schema)
+    citefinder contexts import my-paper/ thesis.zip --library DIR              # your own LaTeX projects
+    citefinder contexts stats --library DIR
+    citefinder contexts clear --origin user --library DIR                      # forget the learned picks
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+PACK_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
+
+
+def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    top = sub.add_parser("contexts", help="the citation-context memory: import context packs and your LaTeX "
+                                          "projects, see what it holds, forget learned picks")
+    csub = top.add_subparsers(dest="contexts_command", required=True)
+    p = csub.add_parser(
+        "import", help="import context packs (JSONL, schema in the README) or LaTeX projects (folder, .zip, .tex)",
+        description="Each record (a citing sentence and the paper it cites) is matched to the library's papers by "
+        "DOI, arXiv id, doc_id or title; unmatched records are kept, so papers imported later match too. Only "
+        "matched sentences are embedded. Importing the same records again adds nothing.")
+    p.add_argument("paths", nargs="+", type=Path, metavar="FILE|DIR",
+                   help="a pack (.jsonl, .jsonl.gz), a LaTeX project folder or .zip, or a .tex file")
+    p.add_argument("--split", help="keep the pack records of this split only (e.g. train; same as --where split=S)")
+    p.add_argument("--where", action="append", default=[], metavar="FIELD=VALUE",
+                   help="keep pack records whose field equals (FIELD=VALUE) or differs from (FIELD!=VALUE) the "
+                        "value; dotted for nested fields (citing.paper=github:owner/name); repeatable")
+    p.add_argument("--bib", action="append", default=[], type=Path, metavar="REFS.bib",
+                   help="for LaTeX: the .bib file(s) resolving its keys (default: the .bib files in the project)")
+    common(p)
+    p = csub.add_parser("stats", help="how many contexts the memory holds and how many library papers they cite")
+    p.add_argument("--json", action="store_true")
+    common(p)
+    p = csub.add_parser("clear", help="forget contexts: the learned picks (default), your LaTeX's, the packs', or all")
+    p.add_argument("--origin", choices=("user", "latex", "pack", "all"), default="user",
+                   help="user: the pairs learned from your picks (default); latex: from your LaTeX projects; "
+                        "pack: from context packs; all: everything")
+    common(p)
+
+
+def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], Any]) -> int:
+    from citefinder.library.contexts import api
+
+    library = open_library(settings)
+    if args.contexts_command == "stats":
+        counts = api.memory_counts(library)
+        if args.json:
+            print(json.dumps(counts, indent=2))
+        else:
+            for k, v in counts.items():
+                print(f"{k:>18}: {v:,}")
+        return 0
+    if args.contexts_command == "clear":
+        origins = ("user", "latex", "pack") if args.origin == "all" else (args.origin,)
+        n = api.forget(library, origins)
+        print(f"forgot {n:,} contexts ({args.origin}); the memory holds {api.memory_counts(library)['contexts']:,}")
+        return 0
+    return run_import(args, library)
+
+
+def run_import(args: argparse.Namespace, library: Any) -> int:
+    from citefinder.cli.options import progress_bar
+    from citefinder.errors import InputError
+    from citefinder.index.base import derived_indexes
+    from citefinder.library.contexts import api
+    from citefinder.library.contexts.records import parse_filters, read_pack
+    from citefinder.retrieve.registry import index_kinds
+    from citefinder.text.textsafe import terminal_safe
+    from citefinder.train.contexts import is_latex_project, latex_records
+
+    filters = parse_filters(list(args.where) + ([f"split={args.split}"] if args.split else []))
+    packs = [p for p in args.paths if p.name.lower().endswith(PACK_SUFFIXES)]
+    projects = [p for p in args.paths if p not in packs]
+    unknown = [p for p in projects if p.exists() and not is_latex_project(p)]
+    if unknown:
+        raise InputError(f"{unknown[0]}: neither a context pack (.jsonl, .jsonl.gz) nor a LaTeX project "
+                         "(a folder with .tex files, a .zip, a .tex file)")
+    if not packs and filters:
+        raise InputError("--split and --where filter the records of a context pack; no pack was given")
+    reports = []
+    for pack in packs:
+        update, close = progress_bar(f"reading {pack.name}", "records")
+        try:
+            reports.append(api.import_contexts(library, read_pack(pack, filters), pack=pack.name, progress=update))
+        finally:
+            close()
+    if projects:
+        reports.append(api.import_contexts(library, latex_records(projects, args.bib), pack="latex"))
+    for report in reports:
+        print(report.summary())
+        for f in report.failures[:20]:
+            print(terminal_safe(f"  skipped: {f.source}: {f.reason}"))
+        if len(report.failures) > 20:
+            print(f"  ... and {len(report.failures) - 20} more")
+    derived_indexes(library).rebuild(index_kinds(library.settings, library), library)  # the first query is fast
+    print("the cited-as, cited-like, co-cited and cited-often agents read it", file=sys.stderr)
+    return 0
