@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     from citefinder.cli import reranker as cli_reranker
 
     cli_reranker.add_parser(sub)
+    from citefinder.cli import embedder as cli_embedder
+
+    cli_embedder.add_parser(sub)
     return parser
 
 
@@ -254,6 +257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from citefinder.cli import reranker as cli_reranker
 
             return cli_reranker.run(args, settings)
+        if args.command == "embedder":
+            from citefinder.cli import embedder as cli_embedder
+
+            return cli_embedder.run(args, settings)
         return cmd_fill(args, settings)
     except CitefinderError as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)
