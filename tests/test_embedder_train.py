@@ -183,6 +183,21 @@ def test_training_pulls_sentences_towards_the_papers_they_cite(tiny_training):
     assert embedder_wins(base, trained) and not embedder_wins(trained, base)
 
 
+@pytest.mark.slow
+def test_training_encodes_in_length_chunks_with_the_same_vectors_in_order():
+    import torch
+
+    from citefinder.train.embedder.train import _embed
+
+    model = load_base(TrainConfig())
+    texts = ["BLEU", "Deep Residual Learning for Image Recognition. " + "Deeper networks are harder to train. " * 20,
+             "Adam", "Attention is all you need. The dominant sequence transduction models are recurrent.", "GloVe"]
+    with torch.no_grad():
+        chunked = _embed(model, texts, 256, chunk=2).numpy()  # the base model's own limit
+    whole = model.encode(texts, normalize_embeddings=True)
+    assert np.abs(chunked - whole).max() < 1e-5
+
+
 def test_an_onnx_export_cannot_be_trained(tmp_path: Path):
     folder, _ = minilm_gather_folder(tmp_path / "onnx")
     with pytest.raises(ModelLoadError, match="ONNX export"):

@@ -45,6 +45,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--papers", type=Path, metavar="FILE",
                    help="JSONL(.gz) of papers (doc_id, title, abstract): abstracts of cited papers known by doc_id")
     p.add_argument("--split", default="train", help="pack split to use ('any' for all records; default train)")
+    p.add_argument("--sources", help="comma-separated record sources to keep (e.g. latex,markdown; default all)")
     p.add_argument("--val-fraction", type=float, default=0.05,
                    help="share of citing papers held out for validation (default 0.05)")
     p.add_argument("--val-queries", type=int, default=2000, help="held-out sentences measured (default 2000)")
@@ -130,7 +131,9 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
                          hard_negatives=not args.no_hard_negatives, seed=args.seed)
     split = None if args.split == "any" else args.split
     bar = _bar("reading contexts", " records")
-    pairs = load_pairs(args.contexts, split=split, papers=args.papers, progress=lambda n: bar.update(n - bar.n))
+    sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources else None
+    pairs = load_pairs(args.contexts, split=split, sources=sources, papers=args.papers,
+                       progress=lambda n: bar.update(n - bar.n))
     bar.close()
     if len(pairs) < 2:
         raise InputError(f"Fewer than 2 usable citing sentences (split {args.split}) in "
@@ -144,7 +147,8 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     output = args.output or embedders_dir(Path(settings.library)) / name
     current, seq = current_embedder(settings)
     card = {"data": {"sources": [str(p) for p in args.contexts], "papers": str(args.papers or ""),
-                     "split": args.split, "val_fraction": args.val_fraction, "held_out_pairs": len(val_pairs)},
+                     "split": args.split, "record_sources": sources or "all", "val_fraction": args.val_fraction,
+                     "held_out_pairs": len(val_pairs)},
             "library": {"path": str(Path(settings.library).resolve()), "embedder": current}}
     bar = _bar("training", "step")
 

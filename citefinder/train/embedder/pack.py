@@ -115,11 +115,14 @@ def load_pairs(
     paths: Sequence[Path],
     *,
     split: str | None = "train",
+    sources: Sequence[str] | None = None,
     papers: Path | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[ContextPair]:
-    """Every record of ``split`` (None: all) as a pair; records without a usable title or query are dropped."""
-    records = [r for r in read_records(paths) if split is None or r.get("split") == split]
+    """Every record of ``split`` (None: all) and of ``sources`` (None: all) as a pair; records without a usable
+    title or query are dropped."""
+    records = [r for r in read_records(paths) if (split is None or r.get("split") == split)
+               and (not sources or r.get("source") in sources)]
     records = [r for r in records if normalize_title(str(r["cited"].get("title") or ""))]
     abstracts = load_abstracts(papers, {str(r["cited"]["doc_id"]) for r in records if r["cited"].get("doc_id")})
     by_group: dict[tuple[str, str], set[str]] = defaultdict(set)

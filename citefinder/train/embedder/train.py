@@ -137,9 +137,24 @@ def batch_loss(model: Any, batch: Batch, config: TrainConfig) -> Any:
     return torch.nn.functional.cross_entropy(logits, torch.arange(len(batch)))
 
 
-def _embed(model: Any, texts: Sequence[str], max_length: int) -> Any:
-    features = model.tokenizer(list(texts), padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-    return model(dict(features))["sentence_embedding"]
+def _embed(model: Any, texts: Sequence[str], max_length: int, chunk: int = 16) -> Any:
+    """Vectors (with gradients) of ``texts`` in order, encoded in chunks of similar length.
+
+    One padded batch would pad every title to the longest abstract in it (a quarter of the papers
+    have one): sorting by length first cuts the tokens a step computes by about half.
+    """
+    import torch
+
+    enc = model.tokenizer(list(texts), truncation=True, max_length=max_length)
+    order = sorted(range(len(texts)), key=lambda i: len(enc["input_ids"][i]))
+    parts = []
+    for lo in range(0, len(order), chunk):
+        idx = order[lo:lo + chunk]
+        features = model.tokenizer.pad({k: [enc[k][i] for i in idx] for k in enc.keys()}, return_tensors="pt")
+        parts.append(model(dict(features))["sentence_embedding"])
+    inverse = torch.empty(len(order), dtype=torch.long)
+    inverse[torch.tensor(order)] = torch.arange(len(order))
+    return torch.cat(parts)[inverse]
 
 
 def _linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
