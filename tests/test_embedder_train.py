@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED_DATA
 from onnx_support import minilm_gather_folder
 
 from citefinder.config import Settings
@@ -32,6 +31,7 @@ from citefinder.train.embedder.pack import (
 )
 from citefinder.train.embedder.train import TrainConfig, batch_docs, gold_mask, load_base, train_embedder
 from citefinder.train.embedder.validate import dense_metrics, embedder_wins, held_out_set
+from conftest import SHARED_DATA
 
 PACK = SHARED_DATA / "cite-contexts" / "contexts.jsonl.gz"
 
@@ -126,21 +126,19 @@ def test_gold_mask_spares_the_other_papers_of_the_same_cite_command(tmp_path: Pa
 # --- training -----------------------------------------------------------------------------------------
 
 
-def _real_pairs(n_papers: int, per_paper: int):
-    """Pairs from the shared pack's train split: the first ``per_paper`` records of ``n_papers`` citing papers."""
-    picked: dict[str, list[dict]] = {}
+def _real_pairs(n_papers: int, per_paper: int) -> list[dict]:
+    """Records of the shared pack's train split (LaTeX sources): ``per_paper`` records of each of the first
+    ``n_papers`` citing papers that have that many."""
+    by_paper: dict[str, list[dict]] = {}
     with gzip.open(PACK, "rt", encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
-            if r["split"] != "train" or r["source"] != "latex":
-                continue
-            got = picked.setdefault(r["citing"]["paper"], []) if len(picked) < n_papers else picked.get(
-                r["citing"]["paper"])
-            if got is not None and len(got) < per_paper:
-                got.append(r)
-            if len(picked) >= n_papers and all(len(v) >= per_paper for v in picked.values()):
-                break
-    return [r for rs in picked.values() for r in rs]
+            if r["split"] == "train" and r["source"] == "latex":
+                by_paper.setdefault(r["citing"]["paper"], []).append(r)
+            full = [rs for rs in by_paper.values() if len(rs) >= per_paper]
+            if len(full) >= n_papers:
+                return [r for rs in full[:n_papers] for r in rs[:per_paper]]
+    raise AssertionError(f"fewer than {n_papers} citing papers with {per_paper} records in {PACK}")
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +160,7 @@ def test_trained_model_is_a_library_embedder_of_the_default_shape(tiny_training)
     assert bert.supports(folder)  # loads on library/bert.py, like the default MiniLM
     card = read_card(folder)
     assert card["citefinder_embedder"] == 1 and card["base_model"] == "minilm" and card["name"] == "model"
+    assert len(pairs) == 24  # every record has a title and a query
     assert card["training"]["pairs"] == 24 and card["training"]["steps"] == 9 and card["training"]["pairs_seen"] == 72
     assert card["training"]["pairs_per_s"] > 0 and "model" in (folder / "README.md").read_text()
     from sentence_transformers import SentenceTransformer
@@ -246,7 +245,7 @@ def test_cli_trains_measures_and_copies_the_library_onto_the_model(tmp_path: Pat
     assert main(["library", "import", str(source), "--library", str(lib)]) == 0
     pack = _write_jsonl(tmp_path / "pack.jsonl", _real_pairs(6, 6))
     code = main(["embedder", "train", "--contexts", str(pack), "--library", str(lib), "--name", "emb-test",
-                 "--max-steps", "2", "--batch-size", "4", "--doc-max-length", "32", "--val-fraction", "0.4",
+                 "--max-steps", "2", "--batch-size", "4", "--doc-max-length", "32", "--val-fraction", "0.25",
                  "--val-queries", "10", "--val-distractors", "5", "--into", str(new), "--adopt", "yes"])
     out = capsys.readouterr().out
     assert code == 0, out

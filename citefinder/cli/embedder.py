@@ -48,7 +48,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--sources", help="comma-separated record sources to keep (e.g. latex,markdown; default all)")
     p.add_argument("--val-fraction", type=float, default=0.05,
                    help="share of citing papers held out for validation (default 0.05)")
-    p.add_argument("--val-queries", type=int, default=2000, help="held-out sentences measured (default 2000)")
+    p.add_argument("--val-queries", type=int, default=2000,
+                   help="held-out sentences measured (default 2000; 0 skips the measure)")
     p.add_argument("--val-distractors", type=int, default=5000,
                    help="papers cited in the training part added to the held-out corpus (default 5000)")
     p.add_argument("--max-pairs", type=int, help="train on a seeded sample of this many pairs")
@@ -165,7 +166,7 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
           f"({result.pairs_per_s:.2f} pairs/s); saved to {result.path}")
 
     wins = None
-    if val_pairs:
+    if val_pairs and args.val_queries > 0:
         data = held_out_set(val_pairs, train_pairs, max_queries=args.val_queries, distractors=args.val_distractors,
                             seed=args.seed)
         print(f"measuring on {len(data.queries)} held-out sentences against {len(data.corpus_ids)} papers")
@@ -175,9 +176,10 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
         update_card(result.path, metrics=metrics, held_out=data.to_dict(), wins=wins)
         print(format_metrics(metrics))
     if not args.into:
-        verdict = {None: "not measured (nothing held out)", True: "it beats", False: "it does not beat"}[wins]
+        verdict = {None: "not measured against", True: "it beats", False: "it does not beat"}[wins]
+        target = name if args.output is None else str(result.path)
         print(f"{verdict} the library's embedder {current!r} on held-out citing papers; to use it: "
-              f"citefinder embedder use {name} --library {settings.library} --into NEWDIR")
+              f"citefinder embedder use {target} --library {settings.library} --into NEWDIR")
         return 0
     if args.adopt == "yes" or (args.adopt == "auto" and wins):
         return _copy_library(settings, result.path, args.into)

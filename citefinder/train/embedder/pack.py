@@ -56,7 +56,7 @@ def read_records(paths: Iterable[Path]) -> Iterator[dict]:
     """Records of JSONL (or .jsonl.gz) packs; a line that is not a JSON object is skipped."""
     for path in paths:
         opener = gzip.open if str(path).endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:  # type: ignore[operator]
+        with opener(path, "rt", encoding="utf-8") as f:
             for line in f:
                 line = line.strip()
                 if not line:
@@ -91,7 +91,7 @@ def load_abstracts(papers: Path | None, doc_ids: set[str]) -> dict[str, tuple[st
     if papers is None or not doc_ids:
         return found
     opener = gzip.open if str(papers).endswith(".gz") else open
-    with opener(papers, "rt", encoding="utf-8") as f:  # type: ignore[operator]
+    with opener(papers, "rt", encoding="utf-8") as f:
         for line in f:
             at = line.find('"doc_id": "')
             if at < 0:

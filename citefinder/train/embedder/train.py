@@ -106,7 +106,7 @@ def batches(pairs: Sequence[ContextPair], config: TrainConfig, epoch: int) -> li
     rng = random.Random(config.seed + epoch)
     rng.shuffle(order)
     pool = hard_negative_pool(pairs) if config.hard_negatives else {}
-    out = []
+    out: list[Batch] = []
     for b in range(0, len(order), config.batch_size):
         chunk = [pairs[i] for i in order[b:b + config.batch_size]]
         out.append([(p, pick_hard_negative(p, pool, rng) if config.hard_negatives else None) for p in chunk])
@@ -164,6 +164,32 @@ def _linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
         return max(0.0, (total - step) / max(1, total - warmup))
 
     return factor
+
+
+_LAYOUT = ("modules.json", "sentence_bert_config.json", "config_sentence_transformers.json")
+
+
+def save_model(model: Any, base: Path, folder: Path) -> None:
+    """Save in the base folder's own layout: the new weights and tokenizer, the base's module configs.
+
+    sentence-transformers 6 writes a new layout (renamed module types, another pooling config) that
+    :mod:`citefinder.library.bert` does not read, which would send the trained model through
+    sentence-transformers' seconds of imports in every process; the weights are all that changed, so
+    the base's pooling, normalisation and length settings are copied as they were. A base that is not
+    a local folder (a hub name) is saved by sentence-transformers itself.
+    """
+    if not (base / "modules.json").is_file():
+        model.save(str(folder))
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    model[0].auto_model.save_pretrained(str(folder), safe_serialization=True)  # config.json, model.safetensors
+    model.tokenizer.save_pretrained(str(folder))
+    for name in _LAYOUT:
+        if (base / name).is_file():
+            shutil.copy(base / name, folder / name)
+    for sub in base.iterdir():
+        if sub.is_dir() and (sub / "config.json").is_file() and sub.name[:1].isdigit():  # 1_Pooling, 2_Dense, ...
+            shutil.copytree(sub, folder / sub.name, dirs_exist_ok=True)
 
 
 def train_embedder(
@@ -233,7 +259,7 @@ def train_embedder(
     partial = output.with_name(output.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.parent.mkdir(parents=True, exist_ok=True)
-    model.save(str(partial))
+    save_model(model, Path(resolve_base_model(config.base_model)), partial)
     with_abstract = sum(p.has_abstract for p in pairs)
     write_card(partial, {
         **(card or {}),
