@@ -148,7 +148,8 @@ def tiny_training(tmp_path_factory):
     pack = _write_jsonl(root / "pack.jsonl", _real_pairs(3, 8))
     pairs = load_pairs([pack])
     config = TrainConfig(epochs=3, batch_size=8, doc_max_length=64, query_max_length=64, learning_rate=1e-4)
-    result = train_embedder(pairs, root / "model", config, card={"data": {"sources": [str(pack)]}})
+    result = train_embedder(pairs, root / "model", config, checkpoint_every=4,
+                            card={"data": {"sources": [str(pack)]}})
     return pairs, result
 
 
@@ -163,6 +164,10 @@ def test_trained_model_is_a_library_embedder_of_the_default_shape(tiny_training)
     assert len(pairs) == 24  # every record has a title and a query
     assert card["training"]["pairs"] == 24 and card["training"]["steps"] == 9 and card["training"]["pairs_seen"] == 72
     assert card["training"]["pairs_per_s"] > 0 and "model" in (folder / "README.md").read_text()
+    checkpoints = sorted(p.name for p in (folder.parent / "model.checkpoints").iterdir())
+    assert checkpoints == ["step-4", "step-8"]  # every 4 steps, the last step is the model itself
+    assert bert.supports(folder.parent / "model.checkpoints" / "step-8")
+    assert read_card(folder.parent / "model.checkpoints" / "step-8")["training"]["pairs_seen"] == 64
     from sentence_transformers import SentenceTransformer
 
     texts = [p.query for p in pairs[:4]] + [p.doc_text for p in pairs[:4]]

@@ -54,6 +54,8 @@ def add_parser(subparsers: Any) -> None:
                    help="papers cited in the training part added to the held-out corpus (default 5000)")
     p.add_argument("--max-pairs", type=int, help="train on a seeded sample of this many pairs")
     p.add_argument("--max-steps", type=int, help="stop after this many steps")
+    p.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+                   help="also save the model every N steps into <output>.checkpoints/step-N")
     p.add_argument("-o", "--output", type=Path, metavar="DIR", help="model folder (default <library>/embedders/NAME)")
     p.add_argument("--name", help="model name (default emb-<base>-<date>)")
     p.add_argument("--base", default=d.base_model, help=f"model to start from (default {d.base_model})")
@@ -144,7 +146,8 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     print(f"{len(pairs)} pairs ({sum(p.has_abstract for p in pairs)} with an abstract); training on "
           f"{len(train_pairs)}, {len(val_pairs)} held out ({len({p.citing for p in val_pairs})} citing papers)")
 
-    name = args.name or f"emb-{Path(config.base_model).name}-{time.strftime('%Y%m%d-%H%M')}"
+    name = args.name or (args.output.name if args.output else
+                          f"emb-{Path(config.base_model).name}-{time.strftime('%Y%m%d-%H%M')}")
     output = args.output or embedders_dir(Path(settings.library)) / name
     current, seq = current_embedder(settings)
     card = {"data": {"sources": [str(p) for p in args.contexts], "papers": str(args.papers or ""),
@@ -159,7 +162,8 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
         bar.update(p.step - bar.n)
 
     try:
-        result = train_embedder(train_pairs, output, config, max_steps=args.max_steps, card=card, progress=on_step)
+        result = train_embedder(train_pairs, output, config, max_steps=args.max_steps,
+                                checkpoint_every=args.checkpoint_every, card=card, progress=on_step)
     finally:
         bar.close()
     print(f"trained {result.steps} steps on {len(train_pairs)} pairs in {result.elapsed_s / 60:.1f} min "

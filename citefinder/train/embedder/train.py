@@ -192,19 +192,33 @@ def save_model(model: Any, base: Path, folder: Path) -> None:
             shutil.copytree(sub, folder / sub.name, dirs_exist_ok=True)
 
 
+def _checkpoint(model: Any, config: TrainConfig, output: Path, step: int, seen: int, elapsed: float) -> None:
+    from citefinder.train.embedder.card import write_card
+
+    folder = output.with_name(output.name + ".checkpoints") / f"step-{step}"
+    shutil.rmtree(folder, ignore_errors=True)
+    save_model(model, Path(resolve_base_model(config.base_model)), folder)
+    write_card(folder, {"base_model": config.base_model, "config": config.to_dict(), "checkpoint": True,
+                        "training": {"steps": step, "pairs_seen": seen, "train_seconds": round(elapsed, 1)}})
+
+
 def train_embedder(
     pairs: Sequence[ContextPair],
     output: Path,
     config: TrainConfig | None = None,
     *,
     max_steps: int | None = None,
+    checkpoint_every: int = 0,
     card: dict[str, Any] | None = None,
     progress: Callable[[TrainProgress], None] | None = None,
 ) -> TrainResult:
     """Train on ``pairs`` and save the model (with its card) to ``output``.
 
     ``max_steps`` stops early (the learning-rate schedule is planned for the steps that will run).
-    An existing ``output`` is replaced only once the new model is completely written.
+    ``checkpoint_every`` > 0 also saves a loadable model every that many steps into
+    ``<output>.checkpoints/step-N`` (a run of hours on a shared CPU can be measured along the way,
+    and what it learnt survives an interruption). An existing ``output`` is replaced only once the
+    new model is completely written.
     """
     import numpy as np
     import torch
@@ -245,6 +259,8 @@ def train_embedder(
             value = float(loss.detach())
             losses.append(value)
             recent = (recent + [value])[-50:]
+            if checkpoint_every > 0 and step % checkpoint_every == 0 and step < total:
+                _checkpoint(model, config, Path(output), step, seen, time.perf_counter() - start)
             if progress:
                 elapsed = time.perf_counter() - start
                 progress(TrainProgress(step, total, epoch + 1, sum(recent) / len(recent), seen / elapsed, elapsed,
