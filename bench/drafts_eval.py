@@ -2,6 +2,7 @@
 
     python bench/drafts_eval.py --part train --out bench/out/drafts-train.json
     python bench/drafts_eval.py --part test --out bench/out/drafts-test.json [--agents bm25,dense] [--fusion rrf]
+    python bench/drafts_eval.py --part test --embedder FOLDER --libraries bench/out/drafts-libs-NAME --out ...
 
 Each paper's .bib is imported into its own library under --libraries (reused while the .bib is
 unchanged), draft.txt is filled, and every slot is scored against gold.jsonl. The split by paper is
@@ -25,6 +26,8 @@ def main() -> int:
     p.add_argument("--papers", help="comma-separated paper names (instead of --part)")
     p.add_argument("--bib", default="refs-enriched.bib", help="refs-enriched.bib (default) or refs.bib")
     p.add_argument("--libraries", type=Path, default=ROOT / "bench/out/drafts-libs")
+    p.add_argument("--embedder", help="the libraries' embedder (minilm, mpnet, a model folder); give each its own "
+                   "--libraries folder")
     p.add_argument("--agents")
     p.add_argument("--fusion", choices=("learned", "rrf", "max"))
     p.add_argument("--threshold", type=float)
@@ -48,6 +51,8 @@ def main() -> int:
     else:
         papers = split[args.part]
     changes: dict[str, object] = {}
+    if args.embedder:
+        changes["embedder"] = args.embedder
     if args.agents:
         changes["agents"] = tuple(args.agents.split(","))
     if args.fusion:

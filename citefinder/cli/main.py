@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     from citefinder.cli import reranker as cli_reranker
 
     cli_reranker.add_parser(sub)
+    from citefinder.cli import embedder as cli_embedder
+
+    cli_embedder.add_parser(sub)
     return parser
 
 
@@ -271,6 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from citefinder.cli import check as cli_check
 
             return cli_check.run(args, settings, progress_bar)
+        if args.command == "embedder":
+            from citefinder.cli import embedder as cli_embedder
+
+            return cli_embedder.run(args, settings)
         return cmd_fill(args, settings)
     except CitefinderError as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)

@@ -22,7 +22,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from citefinder.errors import ModelLoadError
-from citefinder.library import bert
+from citefinder.library import bert, onnx_encoder
 
 log = logging.getLogger(__name__)
 
@@ -138,8 +138,9 @@ class Embedder:
     """A sentence-transformers model loaded lazily and shared; encodes to L2-normalised float32.
 
     A local BERT folder of the usual shape (the default MiniLM) runs on :mod:`citefinder.library.bert`,
-    the same vectors without sentence-transformers' seconds of imports; anything else loads through
-    sentence-transformers.
+    the same vectors without sentence-transformers' seconds of imports; a folder holding ``model.onnx``
+    and ``tokenizer.json`` (incite-app's MiniLM) on :mod:`citefinder.library.onnx_encoder`; anything
+    else loads through sentence-transformers.
     """
 
     def __init__(self, name: str = MINILM, max_seq_length: int = 256, batch_size: int = 32) -> None:
@@ -164,6 +165,10 @@ class Embedder:
                     if bert.supports(Path(path)):
                         self._model, self._model_name = bert.BertEncoder(Path(path), self.max_seq_length), human
                         return self._model
+                    if onnx_encoder.supports(Path(path)):
+                        self._model = onnx_encoder.OnnxEncoder(Path(path), self.max_seq_length)
+                        self._model_name = human
+                        return self._model
                     from sentence_transformers import SentenceTransformer
 
                     model = SentenceTransformer(path, device="cpu")
@@ -183,7 +188,7 @@ class Embedder:
     @property
     def dimension(self) -> int:
         model = self._load()
-        if isinstance(model, bert.BertEncoder):
+        if isinstance(model, (bert.BertEncoder, onnx_encoder.OnnxEncoder)):
             return model.dim
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(get_dim())
@@ -195,6 +200,12 @@ class Embedder:
         model = self._load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+
+        if isinstance(model, onnx_encoder.OnnxEncoder):  # its own sessions: one thread for a query
+            vecs = model.encode(texts, self.batch_size)
+            if progress:
+                progress(len(texts), len(texts))
+            return np.asarray(vecs, dtype=np.float32)
 
         def run() -> Any:
             if isinstance(model, bert.BertEncoder):
