@@ -145,7 +145,11 @@ def test_progress_in_view_mid_fill_and_a_dead_llm_shows_one_banner(app, tmp_path
         expect(page.get_by_label("API base URL")).to_have_value(llm.base_url)
 
         go(page, url)
-        page.get_by_label("...or paste your text").fill(many(8))
+        area = page.get_by_label("...or paste your text")
+        area.fill(many(8))
+        area.press("Control+Enter")  # apply the text first: a click during the rerun it starts is dropped
+        page.wait_for_timeout(400)
+        page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=FILL_MS)
         page.get_by_role("button", name="Find citations").click()
         box = page.locator(".st-key-fill_progress")
         box.get_by_text("of 8 slots filled").wait_for(timeout=FILL_MS)

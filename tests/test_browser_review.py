@@ -240,12 +240,14 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
         if reload:
             page.goto(url)
             cards(page).nth(48).wait_for(timeout=START_MS)
+        changed = cards(page).nth(single)  # its pick is set aside, shown, not applied
+        changed.get_by_text("This sentence changed since you picked.").wait_for(timeout=15_000)
+        idle(page)  # the results download of the finished run, not of one still rendering
         again = rows(page)
         for i in (key_one, key_two, double, other):
             assert again[i]["user_choices"] == mine[i], i
-        changed = cards(page).nth(single)  # its pick is set aside, shown, not applied
-        changed.get_by_text("This sentence changed since you picked.").wait_for(timeout=15_000)
-        assert not again[single]["user_picked"] and all(again[i]["user_picked"] for i in mine if i != single)
+        assert not again[single]["user_picked"], (reload, {k: v for k, v in again[single].items() if "user" in k})
+        assert all(again[i]["user_picked"] for i in mine if i != single), reload
 
     # 7. the CLI from a library imported from that .bib writes the same entries, byte for byte
     env = {**os.environ, "CITEFINDER_LIBRARY": str(tmp_path / "cli-lib")}
