@@ -28,6 +28,7 @@ pytestmark = pytest.mark.slow  # a real library (MiniLM)
 
 DATA = Path(__file__).resolve().parent / "data"
 LATEX = DATA / "latex"
+PROJECT = (LATEX / "paper.tex", LATEX / "refs.bib")  # one LaTeX project (the folder holds checked.tex too)
 MEMORY_AGENTS = ("cited-as", "cited-like", "co-cited", "cited-often")
 # worded as other authors cite Adam, not as its title or abstract says it
 ADAM_SENTENCE = "Each step rescales the gradient coordinates by running moment averages [CITATION]."
@@ -175,7 +176,9 @@ def test_cli_imports_packs_and_latex_projects_and_reports_counts(library, tmp_pa
     out = capsys.readouterr().out
     assert f"added {len(rows) // 2} contexts" in out
     project = tmp_path / "project"
-    shutil.copytree(LATEX, project)
+    project.mkdir()
+    for f in PROJECT:
+        shutil.copy(f, project / f.name)
     assert main(["contexts", "import", str(project), *lib]) == 0
     assert "added 2 contexts" in capsys.readouterr().out
     zipped = tmp_path / "paper-v2.zip"
@@ -221,7 +224,7 @@ def test_library_page_panel_shows_counts_imports_and_forgets(library, tmp_path):
     pack.write_text("\n".join(json.dumps(r) for r in contexts()) + "\n", encoding="utf-8")
     zipped = tmp_path / "mine.zip"
     with zipfile.ZipFile(zipped, "w") as z:
-        for f in LATEX.iterdir():
+        for f in PROJECT:
             z.write(f, f.name)
     reports = import_uploads(library, [pack, zipped], "all")
     assert [r.added for r in reports] == [len(contexts()), 2]
