@@ -24,6 +24,7 @@ def learn_change(settings: Settings, before: Mapping[int, Sequence[str]], after:
     """Learn what the change from ``before`` to ``after`` (the user's picks) teaches; returns how many pairs
     were new (0 when learning is off, nothing was picked, or learning failed)."""
     run: state.CiteRun | None = st.session_state.get(state.CITE_RUN)
+    settings = st.session_state.get(state.SETTINGS) or settings  # the session's now, not the button's when drawn
     if run is None or not settings.learn_from_picks:
         return 0
     pairs = picks.learned_pairs(run.results, before, after)
