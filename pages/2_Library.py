@@ -7,6 +7,7 @@ offline_environment()
 import streamlit as st  # noqa: E402
 
 from citefinder.ui import layout, library_view, paper_editor  # noqa: E402
+from citefinder.ui.contexts_panel import contexts_panel  # noqa: E402
 
 settings = layout.page_setup("Library")
 library = layout.open_library(settings)
@@ -20,6 +21,7 @@ if library.count() == 0:
     library_view.empty_state(library)
 library_view.import_section(library)
 library_view.link_section(library)
+contexts_panel(settings)
 
 st.divider()
 shown = library_view.papers_view(library)

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.slow  # a real library (MiniLM)
 
 DATA = Path(__file__).resolve().parent / "data"
 LATEX = DATA / "latex"
+PROJECT = (LATEX / "paper.tex", LATEX / "refs.bib")  # one LaTeX project (the folder holds checked.tex too)
 MEMORY_AGENTS = ("cited-as", "cited-like", "co-cited", "cited-often")
 # worded as other authors cite Adam, not as its title or abstract says it
 ADAM_SENTENCE = "Each step rescales the gradient coordinates by running moment averages [CITATION]."
@@ -176,8 +177,8 @@ def test_cli_imports_packs_and_latex_projects_and_reports_counts(library, tmp_pa
     assert f"added {len(rows) // 2} contexts" in out
     project = tmp_path / "project"
     project.mkdir()
-    for name in ("paper.tex", "refs.bib", "refs-bbt.json"):  # one paper (the folder holds the check's draft too)
-        shutil.copy(LATEX / name, project / name)
+    for f in PROJECT:
+        shutil.copy(f, project / f.name)
     assert main(["contexts", "import", str(project), *lib]) == 0
     assert "added 2 contexts" in capsys.readouterr().out
     zipped = tmp_path / "paper-v2.zip"
@@ -223,8 +224,8 @@ def test_library_page_panel_shows_counts_imports_and_forgets(library, tmp_path):
     pack.write_text("\n".join(json.dumps(r) for r in contexts()) + "\n", encoding="utf-8")
     zipped = tmp_path / "mine.zip"
     with zipfile.ZipFile(zipped, "w") as z:
-        for name in ("paper.tex", "refs.bib", "refs-bbt.json"):
-            z.write(LATEX / name, name)
+        for f in PROJECT:
+            z.write(f, f.name)
     reports = import_uploads(library, [pack, zipped], "all")
     assert [r.added for r in reports] == [len(contexts()), 2]
     api.learn_pick(library, ADAM_SENTENCE, doc(library, "Kingma.Ba.2015"))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citefinder.check.bib import BibProblem, bib_problems
-from citefinder.check.model import DOUBTFUL, WRONG
+from citefinder.check.model import DOUBTFUL, FITS, WRONG
 from citefinder.check.run import CheckedCitation, Progress, check_citations
 from citefinder.errors import InputError
 from citefinder.text.citations import Citation, find_citations, replace_keys
@@ -35,6 +35,7 @@ class CheckReport:
     reference: str = ""
     elapsed_s: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    key_docs: dict[str, str] = field(default_factory=dict)  # each .bib key -> the library paper it is
 
     @property
     def likely_wrong(self) -> list[CheckedCitation]:
@@ -107,7 +108,7 @@ def check_project(
                             reference_name=reference.folder.name if reference is not None else "")
     return CheckReport(tuple(checked), tuple(problems), tuple(str(b) for b in bibs), pipeline.library.count(),
                        str(reference.folder) if reference is not None else "", time.perf_counter() - t0,
-                       tuple(notes))
+                       tuple(notes), dict(doc_of))
 
 
 def parse_fixes(specs: Sequence[str]) -> dict[str, str]:
@@ -125,15 +126,40 @@ def parse_fixes(specs: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def fix_project(project: "Project", fixes: Mapping[str, str]) -> dict[int, str]:
-    """file index -> its text with the chosen citations' keys replaced; nothing else changes. ``fixes`` maps
-    a key (every citation of it) or ``#N`` (the N-th citation in text order, from 1) to the new key."""
-    citations = find_citations(project.text)
+def _chosen(citations: Sequence[Citation], fixes: Mapping[str, str]) -> dict[int, str]:
+    """citation index -> its new key, for the citations ``fixes`` changes."""
     chosen: dict[int, str] = {}
     for i, c in enumerate(citations):
         new = fixes.get(f"#{i + 1}", fixes.get(c.key))
         if new is not None and new != c.key:
             chosen[i] = new
+    return chosen
+
+
+def fitting_pairs(project: "Project", report: CheckReport) -> list[tuple[str, str]]:
+    """(sentence, paper) of every citation the check judged to fit, the sentence with that cite command written
+    [CITATION]: what the memory learns from a checked draft. Doubtful and likely wrong ones teach nothing."""
+    citations = find_citations(project.text)
+    return [(_sentence(citations[c.index]), report.key_docs[c.key]) for c in report.citations
+            if c.verdict == FITS and c.key in report.key_docs and c.index < len(citations)]
+
+
+def fixed_pairs(project: "Project", fixes: Mapping[str, str], doc_of: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(sentence, paper) of every citation ``fixes`` gives a new key (as :func:`fix_project` replaces them), for
+    the new keys that name a library paper: the user's correction, learned."""
+    citations = find_citations(project.text)
+    return [(_sentence(citations[i]), doc_of[new]) for i, new in _chosen(citations, fixes).items() if new in doc_of]
+
+
+def _sentence(citation: Citation) -> str:
+    return citation.slot.focus or citation.slot.sentence
+
+
+def fix_project(project: "Project", fixes: Mapping[str, str]) -> dict[int, str]:
+    """file index -> its text with the chosen citations' keys replaced; nothing else changes. ``fixes`` maps
+    a key (every citation of it) or ``#N`` (the N-th citation in text order, from 1) to the new key."""
+    citations = find_citations(project.text)
+    chosen = _chosen(citations, fixes)
     per_file: dict[int, list[tuple[Citation, str]]] = {}
     for i, new in chosen.items():
         c = citations[i]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citefinder.cli.outputs import refuse_inputs, write_bytes
-from citefinder.errors import InputError
+from citefinder.errors import CitefinderError, InputError
 
 
 def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, settings: Any, progress: Callable[[str, str], 
     if not project.latex:
         raise InputError(f"{args.draft.name}: check reads LaTeX; give the .tex file.")
     if args.fix:
-        return _fix(args, project, parse_fixes(args.fix))
+        return _fix(args, settings, project, parse_fixes(args.fix))
     bibs = [b.expanduser().resolve() for b in args.bib or []] or [b for b in project.bibliographies if b.is_file()]
     if not bibs:
         raise InputError(f"{args.draft.name} names no .bib that exists (\\bibliography{{...}}); give --bib REFS.bib.")
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, settings: Any, progress: Callable[[str, str], 
 
 def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path],
            progress: Callable[[str, str], Any]) -> int:
-    from citefinder.check.draft import check_project
+    from citefinder.check.draft import check_project, fitting_pairs
     from citefinder.check.report import markdown, table, to_json
     from citefinder.cli.fill import _bib_library
     from citefinder.library.link import linked_files
@@ -89,10 +89,22 @@ def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Pat
         write_bytes(args.json_out, to_json(report).encode("utf-8"))
     if args.markdown:
         write_bytes(args.markdown, markdown(report, f"Citation check of {project.main.name}").encode("utf-8"))
+    if settings.learn_from_picks:  # the citations that fit, kept as the user wrote them, join the memory
+        _learn(args, settings, library, project, lambda: fitting_pairs(project, report), "check")
     return 1 if report.likely_wrong else 0
 
 
-def _fix(args: argparse.Namespace, project: Any, fixes: dict[str, str]) -> int:
+def _learn(args: argparse.Namespace, settings: Any, library: Any, project: Any,
+           pairs: Callable[[], list[tuple[str, str]]], source: str) -> None:
+    from citefinder.cli.contexts import learn_quietly
+    from citefinder.cli.fill import draft_name
+    from citefinder.library.contexts.api import learn_picks
+
+    learn_quietly(args.draft, lambda: learn_picks(library, pairs(), citing=draft_name(project), source=source,
+                                                  settings=settings))
+
+
+def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str, str]) -> int:
     from citefinder.check.draft import fix_project
 
     changed = fix_project(project, fixes)
@@ -104,4 +116,25 @@ def _fix(args: argparse.Namespace, project: Any, fixes: dict[str, str]) -> int:
     for i, path in outputs.items():
         write_bytes(path, project.files[i].encode(changed[i]))
         print(f"wrote {path} ({project.files[i].path.name} with {', '.join(f'{a} -> {b}' for a, b in fixes.items())})")
+    if settings.learn_from_picks:
+        _learn_fixes(args, settings, project, fixes)
     return 0
+
+
+def _learn_fixes(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str, str]) -> None:
+    """The replacements the user chose join the memory: each fixed citation's sentence with its new key's paper
+    (in the library kept beside the .bib; a new key the .bib lacks teaches nothing)."""
+    from citefinder.check.draft import bib_entries, fixed_pairs, key_docs
+    from citefinder.cli.fill import _bib_library
+
+    bibs = [b.expanduser().resolve() for b in args.bib or []] or [b for b in project.bibliographies if b.is_file()]
+    if not bibs:
+        print(f"  not learned: {args.draft.name} names no .bib that exists (give --bib REFS.bib)", file=sys.stderr)
+        return
+    try:
+        settings, library, _keys = _bib_library(bibs, settings, explicit_library=args.library is not None)
+        doc_of = key_docs(library, bib_entries(bibs)[0])
+    except CitefinderError as e:
+        print(f"  not learned: {e}", file=sys.stderr)
+        return
+    _learn(args, settings, library, project, lambda: fixed_pairs(project, fixes, doc_of), "check-fix")

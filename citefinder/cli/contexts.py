@@ -102,3 +102,19 @@ def run_import(args: argparse.Namespace, library: Any) -> int:
     derived_indexes(library).rebuild(index_kinds(library.settings, library), library)  # the first query is fast
     print("the cited-as, cited-like, co-cited and cited-often agents read it", file=sys.stderr)
     return 0
+
+
+def learn_quietly(draft: Path, learn: Callable[[], int]) -> int:
+    """Run ``learn`` (it adds the draft's citations to the memory, returning how many were new) and say what
+    it did in one line on stderr; learning is a bonus, so a failure is said there too, never a failed command."""
+    import logging
+
+    try:
+        n = learn()
+    except Exception as e:  # noqa: BLE001 - the command's own work is done; the traceback goes to the log
+        logging.getLogger(__name__).warning("learning from %s failed", draft, exc_info=True)
+        print(f"  could not learn the citations of {draft.name} for next time: {e}", file=sys.stderr)
+        return 0
+    if n:
+        print(f"learned {n} citation{'s' if n != 1 else ''} from {draft.name}", file=sys.stderr)
+    return n

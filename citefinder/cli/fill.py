@@ -106,6 +106,12 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
                                      latex=project.latex or None)
     finally:
         close()
+    if project.latex and settings.learn_from_picks:  # the cites the user already wrote join the memory
+        from citefinder.cli.contexts import learn_quietly
+        from citefinder.train.contexts import learn_filled_cites
+
+        learn_quietly(args.draft, lambda: learn_filled_cites(pipeline.library, text, citing=draft_name(project),
+                                                             settings=settings))
     # each slot's papers in cite order: the engine's pick, and a second paper when it proposes one
     chosen = {r.slot.index: list(r.selection.papers) for r in results
               if r.slot is not None and r.selection.status == "found" and r.selection.papers}
@@ -139,6 +145,11 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     for line in unfilled_report(slots, slot_keys):
         print(f"  {line}")
     return 0
+
+
+def draft_name(project: Any) -> str:
+    """The draft's name in the memory (its citations are co-cited with each other)."""
+    return f"draft:{project.main.name}"
 
 
 def _named_bibs(project: Any) -> list[Path]:

@@ -63,3 +63,38 @@ def cited_elsewhere(library: Any, slot_text: str, doc_id: str) -> dict[str, Any]
         return None
     found = memory_of(library).evidence([best[0]]).get(best[0])
     return {**found.to_dict(), "similarity": round(best[1], 4)} if found else None
+
+
+def candidate_elsewhere(library: Any, result: Any, doc_id: str) -> dict[str, Any] | None:
+    """The "cited elsewhere as" sentence for one candidate of a slot's result, as cheaply as it can be had:
+    the cited-like agent's trace when it holds it (no work), else the memory's nearest sentence to the
+    text that agent read (embedded once per text and remembered, :func:`citefinder.index.vectors.query_vector`).
+    None when the agent skipped (no memory) or failed, or the memory never cites the paper."""
+    trace = result.trace("cited-like")
+    if trace is not None:
+        if trace.status != "ok":
+            return None
+        held = (trace.details.get("cited_elsewhere_as") or {}).get(doc_id)
+        if held:
+            return dict(held)
+        text = str(trace.inputs.get("text") or "")
+    else:
+        slot = result.slot
+        text = (slot.focus or slot.sentence) if slot is not None else result.query.text
+    return cited_elsewhere(library, text, doc_id)
+
+
+def elsewhere_line(evidence: dict[str, Any], max_chars: int = 240) -> str:
+    """One line for a card: the citing sentence and where it comes from (the user's own pick, or the citing
+    paper and the source)."""
+    text = " ".join(str(evidence.get("text") or "").split())
+    if len(text) > max_chars:
+        text = text[: max_chars - 1].rsplit(" ", 1)[0] + "…"
+    if evidence.get("origin") == "user":
+        where = "your earlier pick"
+    else:
+        where = str(evidence.get("citing_title") or evidence.get("citing") or "")
+        source = evidence.get("source")
+        if source and source not in where:
+            where = f"{where}, {source}" if where else str(source)
+    return f"cited elsewhere as: “{text}”" + (f" ({where})" if where else "")

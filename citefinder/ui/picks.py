@@ -9,6 +9,7 @@ run whose sentence is unchanged, and sets aside (never drops silently) those who
 from __future__ import annotations
 
 import difflib
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -72,6 +73,36 @@ def move(picks: Picks, base: Sequence[str], index: int, doc_id: str, step: int) 
 
 def leave_empty(picks: Picks, index: int) -> Picks:
     return {**picks, index: ()}
+
+
+# --- learning from the user ----------------------------------------------------------------------
+
+def learned_pairs(results: Sequence[SlotResult], before: Mapping[int, Sequence[str]],
+                  after: Mapping[int, Sequence[str]]) -> list[tuple[str, str]]:
+    """The (sentence, doc_id) pairs a change of the user's picks teaches: every paper a slot cites now as
+    the user's pick that it did not cite as the user's pick before (a slot the user had not touched
+    counts all its papers: keeping the engine's pick is accepting it). The sentence is the slot's, with
+    this slot written [CITATION] and the other markers [OTHER]. Removing or reordering teaches nothing, and
+    nothing is unlearned: a removed pick stays in the memory until the user forgets the learned picks."""
+    slots = {r.slot.index: r.slot for r in results if r.slot is not None}
+    pairs: list[tuple[str, str]] = []
+    for index, ids in after.items():
+        slot = slots.get(index)
+        if slot is None:
+            continue
+        was = set(as_ids(before[index])) if index in before else set()
+        sentence = slot.focus or slot.sentence
+        pairs += [(sentence, doc_id) for doc_id in as_ids(ids) if doc_id not in was]
+    return pairs
+
+
+def draft_name(source_name: str | None, text: str) -> str:
+    """A stable name for a draft in the memory (its picks are co-cited with each other): the uploaded
+    file's name, else a hash of the draft's start (edits further on keep the name)."""
+    if source_name:
+        return f"draft:{source_name}"
+    start = " ".join(text[:4000].split())[:2000]
+    return "draft:" + hashlib.sha1(start.encode("utf-8")).hexdigest()[:12]
 
 
 # --- through re-runs ------------------------------------------------------------------------------

@@ -144,6 +144,26 @@ def models_form(settings: Settings) -> None:
             st.success("Applied and saved.")
 
 
+LEARN_TOGGLE = "settings_learn_from_picks"
+
+
+def _learning_changed() -> None:
+    if apply({"learn_from_picks": bool(st.session_state.get(LEARN_TOGGLE))}):
+        st.toast("Learning from your picks is " + ("on." if st.session_state.get(LEARN_TOGGLE) else "off."))
+
+
+def learning_form(settings: Settings) -> None:
+    """Whether accepting or changing a pick teaches the library's citation-context memory."""
+    st.subheader("Learning from your picks")
+    st.session_state[LEARN_TOGGLE] = settings.learn_from_picks
+    st.toggle("Learn from my picks", key=LEARN_TOGGLE, on_change=_learning_changed,
+              help="When you accept or change a pick on the Cite page (and with `citefinder fill` / `check` on a "
+                   "draft with filled cites), its sentence and paper join the library's citation-context memory, "
+                   "so the next similar sentence finds that paper.")
+    st.caption("The pairs learned so far are counted, and forgotten with one button, on the **Library** page "
+               "(*Citation contexts*); removing a pick later does not unlearn it.")
+
+
 def current_view(settings: Settings) -> None:
     """The session's effective settings (the API key only as set / not set)."""
     with st.expander("Effective settings of this session", icon=":material/tune:"):

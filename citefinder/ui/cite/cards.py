@@ -116,10 +116,10 @@ def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which:
         for i, cand in enumerate(shown, 1):
             candidate_row(settings, run, result, cand.paper, f"{i}\\.", cited, confidences.get(cand.doc_id),
                           key=f"{run.pick_key(slot.index)}_{i}", latest=latest,
-                          shortcut=str(i) if focused else None)
+                          shortcut=str(i) if focused else None, library=library)
         for n, paper in enumerate(p for p in papers if all(c.doc_id != p.doc_id for c in shown)):
             candidate_row(settings, run, result, paper, ":blue[your pick]", cited, None,
-                          key=f"{run.pick_key(slot.index)}_chosen_{n}", latest=latest)
+                          key=f"{run.pick_key(slot.index)}_chosen_{n}", latest=latest, library=library)
         actions = st.container(horizontal=True, vertical_alignment="center")
         actions.button("Leave empty", key=f"{run.pick_key(slot.index)}_none", type="tertiary",
                        icon=":material/block:", disabled=not cited and slot.index in choices_state(),

@@ -11,6 +11,7 @@ from citefinder.config import Settings
 from citefinder.types import Paper, SlotResult
 from citefinder.ui import picks, state
 from citefinder.ui.cite.draft import changed_state, choices_state, extra_state, history_state, save_workspace, slot_of
+from citefinder.ui.cite.learn import learn_change
 from citefinder.ui.words import UNLIKELY, UNSURE, confidence_words
 
 CARDS, TABLE = "Cards", "Table"
@@ -24,7 +25,8 @@ def current_choices(run: state.CiteRun) -> picks.Picks:
 
 
 def _change(settings: Settings, new: picks.Picks, papers: tuple[Paper, ...] = ()) -> None:
-    """Make ``new`` the user's picks (the old ones go on the undo history) and save."""
+    """Make ``new`` the user's picks (the old ones go on the undo history), save, then learn the papers newly
+    picked (:mod:`citefinder.ui.cite.learn`; undo, removing and reordering unlearn nothing)."""
     old = dict(choices_state())
     if new == old:
         return
@@ -32,6 +34,7 @@ def _change(settings: Settings, new: picks.Picks, papers: tuple[Paper, ...] = ()
     st.session_state[state.CITE_CHOICES] = new
     extra_state().update({p.doc_id: p for p in papers})
     save_workspace(settings)
+    learn_change(settings, old, new)
 
 
 def _cited(run: state.CiteRun, index: int) -> tuple[str, ...]:

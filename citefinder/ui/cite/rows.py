@@ -4,12 +4,14 @@ fits, how likely it is the one, and one click to cite it alone (*Use this*) or b
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
 from citefinder.config import Settings
+from citefinder.errors import CitefinderError
 from citefinder.library.bibtex import bib_key_for
-from citefinder.pipeline.evidence import best_sentence
+from citefinder.pipeline.evidence import best_sentence, candidate_elsewhere, elsewhere_line
 from citefinder.types import Paper, SlotResult
 from citefinder.ui import render, state
 from citefinder.ui.cite import choices as ch
@@ -27,10 +29,22 @@ def _year_note(paper: Paper, latest: int | None) -> str:
     return str(paper.year)
 
 
+def _elsewhere(library: Any, result: SlotResult, doc_id: str) -> str:
+    """"cited elsewhere as: ..." from the library's citation-context memory, "" without one."""
+    if library is None:
+        return ""
+    try:
+        found = candidate_elsewhere(library, result, doc_id)
+    except CitefinderError:
+        return ""  # a damaged memory is said on the Library page; the card stays usable
+    return elsewhere_line(found) if found else ""
+
+
 def candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, paper: Paper, label: str,
                   cited: Sequence[str], confidence: float | None, key: str, *, latest: int | None = None,
-                  shortcut: str | None = None) -> None:
-    """One candidate: number, key, title, authors, year, probability, evidence; *Use this* and *Add*."""
+                  shortcut: str | None = None, library: Any = None) -> None:
+    """One candidate: number, key, title, authors, year, probability, evidence (its abstract's sentence nearest
+    the slot, and how the memory of ``library`` saw it cited elsewhere); *Use this* and *Add*."""
     index = slot_of(result).index
     chosen = paper.doc_id in cited
     row = st.container(horizontal=True, wrap=False, vertical_alignment="center")
@@ -48,6 +62,9 @@ def candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, pa
     snippet = best_sentence(paper.abstract, slot_text)
     if snippet:
         lines.append(f":gray[“{escape_markdown(snippet)}”]")
+    elsewhere = _elsewhere(library, result, paper.doc_id)
+    if elsewhere:
+        lines.append(f":violet[{escape_markdown(elsewhere)}]")
     row.markdown("  \n".join(lines), width="stretch")
     if shortcut is not None:
         on_click, args = ch.by_key, (settings, run, index, paper.doc_id, paper)

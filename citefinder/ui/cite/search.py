@@ -38,4 +38,4 @@ def library_search(settings: Settings, run: state.CiteRun, result: SlotResult, c
             st.caption("Nothing in your library matches those words.")
         for i, paper in enumerate(papers, 1):
             candidate_row(settings, run, result, paper, f"{i}\\.", cited, None,
-                          key=f"{run.pick_key(index)}_lib_{i}", latest=latest)
+                          key=f"{run.pick_key(index)}_lib_{i}", latest=latest, library=library)

@@ -1,0 +1,42 @@
+"""Learning from the user's picks on the Cite page: when a change of the picks cites a paper for a slot as the
+user's own (*Use this*, *Add*, keys 1-5 and a, *Accept, next*, *Use it again*), the (slot sentence, paper)
+pair joins the memory of the library the run searched (:func:`citefinder.library.contexts.api.learn_picks`),
+so the next similar sentence finds it. Switched off by the setting ``learn_from_picks`` (Settings page);
+the learned pairs are forgotten on the Library page. Best-effort: the pick is saved before, and a failure
+only shows a small warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from citefinder.config import Settings
+from citefinder.ui import paired_bib, picks, resources, state
+from citefinder.ui.markdown import escape_markdown
+
+log = logging.getLogger(__name__)
+
+
+def learn_change(settings: Settings, before: Mapping[int, Sequence[str]], after: Mapping[int, Sequence[str]]) -> int:
+    """Learn what the change from ``before`` to ``after`` (the user's picks) teaches; returns how many pairs
+    were new (0 when learning is off, nothing was picked, or learning failed)."""
+    run: state.CiteRun | None = st.session_state.get(state.CITE_RUN)
+    settings = st.session_state.get(state.SETTINGS) or settings  # the session's now, not the button's when drawn
+    if run is None or not settings.learn_from_picks:
+        return 0
+    pairs = picks.learned_pairs(run.results, before, after)
+    if not pairs:
+        return 0
+    from citefinder.library.contexts.api import learn_picks
+
+    try:
+        library = paired_bib.run_library(run, resources.get_library(settings))
+        return learn_picks(library, pairs, citing=picks.draft_name(run.source_name, run.text), settings=settings)
+    except Exception as e:  # noqa: BLE001 - learning is a bonus: the pick stands, the traceback goes to the log
+        log.warning("could not learn %d picks: %s", len(pairs), e, exc_info=True)
+        st.toast(f"Your pick is kept, but it could not be learned for next time: {escape_markdown(str(e))[:200]}",
+                 icon=":material/warning:")
+        return 0
