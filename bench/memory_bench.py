@@ -90,7 +90,7 @@ def _covered_drafts(result: dict[str, Any]) -> dict[str, bool]:
         if paper not in cache:
             db = libs / f"{paper}-{Path(result['bib']).stem}" / FILE
             with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-                cache[paper] = {r[0] for r in con.execute("SELECT DISTINCT doc_id FROM matches m JOIN records r "
+                cache[paper] = {r[0] for r in con.execute("SELECT DISTINCT m.doc_id FROM matches m JOIN records r "
                                                             "ON r.id = m.record WHERE r.origin = 'pack'")}
         covered[o["id"]] = any(g in cache[paper] for g in o["gold"])
     return covered
