@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import time
+from pathlib import Path
 
 import bibtexparser
 import pytest
@@ -34,10 +36,16 @@ def many(n: int) -> str:
                     for i in range(n))
 
 
+LIBRARY: dict[str, Path] = {}  # the module's library folder (set by the app fixture)
+
+
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     root = tmp_path_factory.mktemp("browser-cite")
-    library = build_sample_library(tmp_path_factory.getbasetemp() / "browser-sample-library")
+    sample = build_sample_library(tmp_path_factory.getbasetemp() / "browser-sample-library")
+    library = tmp_path_factory.mktemp("browser-cite-library") / "library"  # a copy: these tests import into it
+    shutil.copytree(sample, library, ignore=shutil.ignore_patterns("workspace"))
+    LIBRARY["path"] = library
     with streamlit_server(library, root / "server.log") as url, chromium((1280, 900)) as page:
         page.goto(url)
         page.get_by_text("Find the papers behind every [CITATION]").wait_for(timeout=START_MS)
@@ -112,28 +120,10 @@ def test_markdown_in_a_file_name_renders_as_text(app):
     assert caption.locator("strong strong, a").count() == 0
 
 
-def test_malformed_library_uploads_show_a_message_not_a_traceback(app):
-    url, page, root = app
-    go(page, url, "Library")
-    page.get_by_role("button", name="Import").first.wait_for(timeout=START_MS)
-    bad = [
-        {"name": "surrogate.jsonl", "mimeType": "application/json",
-         "buffer": b'{"title": "Lone \\ud800 surrogate", "authors": ["A"]}\n'},
-        {"name": "truncated.jsonl.gz", "mimeType": "application/gzip",
-         "buffer": gzip.compress(json.dumps({"title": "x" * 500}).encode() * 50)[:200]},
-        {"name": "entry_type.jsonl", "mimeType": "application/json",
-         "buffer": b'{"title": "Odd entry type", "entry_type": {"a": 1}}\n'},
-    ]
-    page.locator('input[type="file"]').first.set_input_files(files=bad)
-    page.get_by_role("button", name="Import 3 files").click()
-    page.get_by_text("Last import").or_(page.get_by_text("Import failed")).first.wait_for(timeout=FILL_MS)
-    main = page.locator("[data-testid='stMain']")
-    assert main.locator("[data-testid='stException']").count() == 0
-    assert "Traceback" not in main.inner_text() and str(root) not in main.inner_text()
-
-
 def test_progress_in_view_mid_fill_and_a_dead_llm_shows_one_banner(app, tmp_path, alone):
     url, page, _ = app
+    # a fresh page: the saved draft of earlier tests on this library (their picks) would make the fill ask first
+    shutil.rmtree(LIBRARY["path"] / "workspace", ignore_errors=True)
     with scripted_server(tmp_path, [{"sleep": 1.0, **fields("1")}]) as llm:
         go(page, url, "Settings")
         page.get_by_label("Model (LiteLLM form)").fill(f"hosted_vllm/{llm.alias}")
@@ -175,3 +165,23 @@ def test_progress_in_view_mid_fill_and_a_dead_llm_shows_one_banner(app, tmp_path
     print(f"\nbrowser: 30 slots against a dead LLM endpoint in {elapsed:.1f} s")
     assert page.get_by_text("so it was not asked again in this fill").count() == 1
     assert elapsed < 15.0
+
+
+def test_malformed_library_uploads_show_a_message_not_a_traceback(app):
+    url, page, root = app
+    go(page, url, "Library")
+    page.get_by_role("button", name="Import").first.wait_for(timeout=START_MS)
+    bad = [
+        {"name": "surrogate.jsonl", "mimeType": "application/json",
+         "buffer": b'{"title": "Lone \\ud800 surrogate", "authors": ["A"]}\n'},
+        {"name": "truncated.jsonl.gz", "mimeType": "application/gzip",
+         "buffer": gzip.compress(json.dumps({"title": "x" * 500}).encode() * 50)[:200]},
+        {"name": "entry_type.jsonl", "mimeType": "application/json",
+         "buffer": b'{"title": "Odd entry type", "entry_type": {"a": 1}}\n'},
+    ]
+    page.locator('input[type="file"]').first.set_input_files(files=bad)
+    page.get_by_role("button", name="Import 3 files").click()
+    page.get_by_text("Last import").or_(page.get_by_text("Import failed")).first.wait_for(timeout=FILL_MS)
+    main = page.locator("[data-testid='stMain']")
+    assert main.locator("[data-testid='stException']").count() == 0
+    assert "Traceback" not in main.inner_text() and str(root) not in main.inner_text()

@@ -72,6 +72,7 @@ def test_tex_paired_with_its_bib_downloads_a_tex_citing_only_its_keys(app):
     paired = page.locator("[data-testid='stFileUploader']").filter(has_text="Pair with your .bib")
     paired.locator('input[type="file"]').set_input_files(str(LATEX / "refs.bib"))
     paired.get_by_text("refs.bib").wait_for(timeout=60_000)
+    page.get_by_text("Paired with").wait_for(timeout=FILL_MS)  # the server has checked and paired it
 
     page.get_by_role("button", name="Find citations").click()
     draft_button = page.get_by_role("button", name="Download draft with \\cite")

@@ -162,7 +162,7 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
     uploader.locator('input[type="file"]').set_input_files(str(CHEBNET / "refs.bib"))
     click(page, page.get_by_role("button", name="Import 1 file"), then=page.get_by_text("Last import"))
     sidebar = page.locator("[data-testid='stSidebar']")
-    sidebar.get_by_text("43 papers of yours").wait_for(timeout=30_000)
+    sidebar.get_by_text("43 papers of yours").wait_for(timeout=START_MS)
     assert "sample papers (not suggested)" in sidebar.inner_text()
 
     # 2. fill the real draft (uploaded as a .tex), in \citep

@@ -81,3 +81,29 @@ def test_user_settings_keep_changes_but_never_the_key(tmp_path, monkeypatch, use
     path.write_text(json.dumps({"k_bm25": 0}))
     loaded, error = user_settings.load_settings(Settings())
     assert loaded.k_bm25 == 100 and "were not used" in error
+
+
+def _load_saved(folder: str) -> None:
+    from citefinder.config import Settings
+    from citefinder.ui import workspace
+    from citefinder.ui.cite.draft import load_into_session
+
+    load_into_session(Settings(library=folder), workspace.load_draft(folder))
+
+
+def test_a_draft_edited_after_its_run_reloads_with_the_results_own_text(tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from citefinder.ui import state
+
+    ran_on = "Attention is all you need [CITATION]."
+    edited = "We now say more first. " + ran_on  # the slot moved: the old results do not fit this text
+    draft = workspace.Draft(edited, "draft.txt", (result(),), run_text=ran_on)
+    workspace.save_draft(tmp_path / "lib", draft)
+    assert workspace.load_draft(tmp_path / "lib").run_text == ran_on
+    at = AppTest.from_function(_load_saved, args=(str(tmp_path / "lib"),)).run(timeout=60)
+    assert not at.exception
+    assert at.session_state[state.CITE_DRAFT] == edited  # the user's edit stays in the box
+    assert at.session_state[state.CITE_RUN].text == ran_on  # the results stay with the text they were found in
+    unedited = workspace.Draft(ran_on, None, (result(),), run_text=ran_on)
+    assert "run_text" in unedited.to_dict() and unedited.to_dict()["run_text"] is None  # stored once

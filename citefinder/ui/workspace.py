@@ -42,6 +42,7 @@ class Draft:
     changed: dict[int, SetAside] = field(default_factory=dict)  # slot index -> a pick its edit set aside
     history: tuple[Picks, ...] = ()  # earlier pick states, the last one first to undo
     paired: dict[str, Any] | None = None  # the .bib the results are restricted to (citefinder.ui.paired_bib)
+    run_text: str | None = None  # the text the results were found in, when the user has edited it since
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -56,6 +57,7 @@ class Draft:
             "changed": {str(k): v.to_dict() for k, v in self.changed.items()},
             "history": [picks_to_json(h) for h in self.history],
             "paired": self.paired,
+            "run_text": self.run_text if self.run_text != self.text else None,
         }
 
 
@@ -100,6 +102,7 @@ def load_draft(library_folder: str | Path, *, previous: bool = False) -> Draft |
             changed=changed,
             history=tuple(picks_from_json(h) for h in d.get("history") or ()),
             paired=d.get("paired") if isinstance(d.get("paired"), dict) else None,
+            run_text=d["run_text"] if isinstance(d.get("run_text"), str) else None,
         )
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         log.warning("ignoring the saved draft %s: %s", path, e)

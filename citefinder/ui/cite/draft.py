@@ -75,6 +75,7 @@ def current_draft() -> workspace.Draft:
         changed=dict(changed_state()),
         history=tuple(history_state()),
         paired=paired.to_dict() if paired is not None else None,
+        run_text=run.text if run else None,
     )
 
 
@@ -96,8 +97,9 @@ def load_into_session(settings: Settings, draft: workspace.Draft) -> None:
         paired = None  # the saved copy of the .bib is gone: the page says the draft is not paired
     st.session_state[state.CITE_PAIRED] = paired
     if draft.results:
-        total = len(find_slots(draft.text, settings.context_sentences)) if draft.text else len(draft.results)
-        st.session_state[state.CITE_RUN] = state.CiteRun(draft.text, draft.results, draft.elapsed_s,
+        ran_on = draft.run_text if draft.run_text is not None else draft.text  # the results' own text
+        total = len(find_slots(ran_on, settings.context_sentences)) if ran_on else len(draft.results)
+        st.session_state[state.CITE_RUN] = state.CiteRun(ran_on, draft.results, draft.elapsed_s,
                                                          draft.source_name, total=max(total, len(draft.results)),
                                                          paired=paired)
     else:
