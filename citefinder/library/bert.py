@@ -16,7 +16,7 @@ import json
 import logging
 import math
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -24,6 +24,24 @@ log = logging.getLogger(__name__)
 
 _MODULES = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
             "sentence_transformers.models.Normalize"]
+
+
+def padded_batches(tokenizer: Any, texts: Sequence[str],
+                   batch_size: int) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+    """The texts tokenized and batched by similar length (less padding): per batch, the input positions of its
+    texts and their token ids and attention mask (int64, zero-padded to the batch's longest)."""
+    encodings = tokenizer.encode_batch([str(t).strip() for t in texts])
+    order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
+    for start in range(0, len(order), batch_size):
+        chunk = order[start:start + batch_size]
+        width = max(len(encodings[i].ids) for i in chunk)
+        ids = np.zeros((len(chunk), width), dtype=np.int64)
+        mask = np.zeros((len(chunk), width), dtype=np.int64)
+        for row, i in enumerate(chunk):
+            seq = encodings[i].ids
+            ids[row, :len(seq)] = seq
+            mask[row, :len(seq)] = 1
+        yield chunk, ids, mask
 
 
 def supports(folder: Path) -> bool:
@@ -112,18 +130,8 @@ class BertEncoder:
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         """Vectors in input order; batches are formed from texts of similar length (less padding)."""
         torch = self.torch
-        encodings = self.tokenizer.encode_batch([str(t).strip() for t in texts])
-        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         with torch.inference_mode():
-            for start in range(0, len(order), batch_size):
-                chunk = order[start:start + batch_size]
-                width = max(len(encodings[i].ids) for i in chunk)
-                ids = torch.zeros((len(chunk), width), dtype=torch.long)
-                mask = torch.zeros((len(chunk), width), dtype=torch.long)
-                for row, i in enumerate(chunk):
-                    seq = encodings[i].ids
-                    ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
-                    mask[row, :len(seq)] = 1
-                out[chunk] = self._forward(ids, mask).numpy()
+            for chunk, ids, mask in padded_batches(self.tokenizer, texts, batch_size):
+                out[chunk] = self._forward(torch.from_numpy(ids), torch.from_numpy(mask)).numpy()
         return out

@@ -17,6 +17,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from citefinder.library.bert import padded_batches
+
 log = logging.getLogger(__name__)
 
 MODEL_FILE = "model.onnx"
@@ -80,18 +82,8 @@ class OnnxEncoder:
     def encode(self, texts: Sequence[str], batch_size: int, *, threads: int | None = None) -> np.ndarray:
         """Vectors in input order; batches are formed from texts of similar length (less padding)."""
         session = self._session(threads if threads is not None else (1 if len(texts) <= 8 else _bulk_threads()))
-        encodings = self.tokenizer.encode_batch([str(t).strip() for t in texts])
-        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            chunk = order[start:start + batch_size]
-            width = max(len(encodings[i].ids) for i in chunk)
-            ids = np.zeros((len(chunk), width), dtype=np.int64)
-            mask = np.zeros((len(chunk), width), dtype=np.int64)
-            for row, i in enumerate(chunk):
-                seq = encodings[i].ids
-                ids[row, :len(seq)] = seq
-                mask[row, :len(seq)] = 1
+        for chunk, ids, mask in padded_batches(self.tokenizer, texts, batch_size):
             out[chunk] = self._forward(session, ids, mask)
         return out
 
