@@ -8,7 +8,6 @@ text, so the download differs from the upload only at the replaced keys, in the 
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,12 +19,10 @@ from citefinder.check.model import DOUBTFUL, FITS, WRONG
 from citefinder.check.report import markdown, to_json
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
-from citefinder.library.link import link_file, linked_files, sync_all
-from citefinder.pipeline.pipeline import Pipeline
 from citefinder.text.citations import find_citations, replace_keys
 from citefinder.text.decode import decode_keeping_encoding
 from citefinder.text.project import Project, Segment, SourceFile
-from citefinder.ui import resources
+from citefinder.ui import paired_bib, state
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.render import error_box
 
@@ -58,17 +55,6 @@ def uploaders() -> None:
                         help="The .bib your draft cites from; a library is built from it once.")
 
 
-def _bib_settings(settings: Settings, name: str, data: bytes) -> tuple[Settings, Path]:
-    """Settings of the library kept for this .bib under the library folder, and the saved .bib."""
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    folder = Path(settings.library) / "paired" / digest
-    folder.mkdir(parents=True, exist_ok=True)
-    saved = folder / ("refs.json" if name.lower().endswith(".json") else "refs.bib")
-    if not saved.exists():
-        saved.write_bytes(data)
-    return settings.model_copy(update={"library": folder / "library", "collection": f"paired-{digest}"}), saved
-
-
 def run_check(settings: Settings) -> None:
     """Check the uploaded draft against the uploaded .bib; the result goes into the session."""
     tex, bib = st.session_state.get(TEX), st.session_state.get(BIB)
@@ -79,14 +65,9 @@ def run_check(settings: Settings) -> None:
     source = SourceFile(Path(tex.name), text, encoding, bom)
     project = Project((source,), text, (Segment(0, len(text), 0, 0),))
     try:
-        paired, saved = _bib_settings(settings, bib.name, bib.getvalue())
-        library = resources.get_library(paired)
-        with st.spinner(f"Reading {bib.name}..."):
-            reports = [link_file(library, saved)] if saved.resolve() not in linked_files(library) else sync_all(library)
-        for r in reports:
-            if r.failures:
-                st.warning(f"{len(r.failures)} entries of {bib.name} could not be read; the others are used.")
-        pipeline = Pipeline(paired, library, reranker=resources.get_reranker(settings))
+        saved = paired_bib.save_bib(settings, bib.name, bib.getvalue())
+        own = state.paired_settings(settings, saved.parent)
+        pipeline = paired_bib.bib_pipeline(settings, own, saved, bib.name)
         bar = st.progress(0.0, text="Checking citations...")
 
         def progress(done: int, total: int) -> None:

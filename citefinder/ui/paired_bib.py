@@ -65,13 +65,8 @@ def _uploaded(settings: Settings) -> None:
     if problem:
         st.session_state[state.CITE_PAIR_ERROR] = f"{problem} The draft is not paired with it."
         return
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    folder = Path(settings.library) / "paired" / digest
-    folder.mkdir(parents=True, exist_ok=True)
-    saved = folder / ("refs.json" if upload.name.lower().endswith(".json") else "refs.bib")
-    if not saved.exists():
-        saved.write_bytes(data)
-    st.session_state[state.CITE_PAIRED] = state.PairedBib(upload.name, str(folder), entries)
+    saved = save_bib(settings, upload.name, data)
+    st.session_state[state.CITE_PAIRED] = state.PairedBib(upload.name, str(saved.parent), entries)
     st.session_state.pop(state.CITE_PAIR_ERROR, None)
 
 
@@ -109,12 +104,29 @@ def paired_pipeline(settings: Settings, paired: state.PairedBib | None) -> Pipel
     if saved is None:
         st.session_state[state.CITE_PAIRED] = None
         raise FileNotFoundError(f"the saved copy of {paired.name} is gone; pair the file again")
+    return bib_pipeline(settings, own, saved, paired.name)
+
+
+def save_bib(settings: Settings, name: str, data: bytes) -> Path:
+    """Keep an uploaded .bib (or CSL-JSON) under the library folder, one folder per content
+    (``<library>/paired/<hash>/refs.bib``): the same upload is imported once, a changed one gets a new folder."""
+    folder = Path(settings.library) / "paired" / hashlib.sha256(data).hexdigest()[:16]
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = folder / ("refs.json" if name.lower().endswith(".json") else "refs.bib")
+    if not saved.exists():
+        saved.write_bytes(data)
+    return saved
+
+
+def bib_pipeline(settings: Settings, own: Settings, saved: Path, name: str) -> Pipeline:
+    """A pipeline over the library of a saved .bib (``own``: its settings, :func:`state.paired_settings`),
+    linked on first use and synced after; entries that could not be read are said."""
     library = resources.get_library(own)
-    with st.spinner(f"Reading your {paired.name}..."):
+    with st.spinner(f"Reading your {name}..."):
         reports = [link_file(library, saved)] if saved.resolve() not in linked_files(library) else sync_all(library)
     for report in reports:
         if report.failures:
-            st.warning(f"{len(report.failures)} entries of your file could not be read; the others are used.")
+            st.warning(f"{len(report.failures)} entries of your {name} could not be read; the others are used.")
     return Pipeline(own, library, reranker=resources.get_reranker(settings))
 
 

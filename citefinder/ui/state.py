@@ -63,6 +63,11 @@ LLM_CHECK = "llm_check"  # (ok, message) of the last "Test connection"
 _run_ids = itertools.count(1)
 
 
+def paired_settings(base: Settings, folder: Path) -> Settings:
+    """The settings of the library kept for a saved .bib in ``folder`` (``<library>/paired/<hash>``)."""
+    return base.model_copy(update={"library": folder / "library", "collection": f"paired-{folder.name}"})
+
+
 @dataclass(frozen=True)
 class PairedBib:
     """A .bib the user paired with the draft (:mod:`citefinder.ui.paired_bib`): kept under the library folder
@@ -73,8 +78,7 @@ class PairedBib:
     entries: int  # entries read from it
 
     def settings(self, base: Settings) -> Settings:
-        digest = Path(self.folder).name
-        return base.model_copy(update={"library": Path(self.folder) / "library", "collection": f"paired-{digest}"})
+        return paired_settings(base, Path(self.folder))
 
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "folder": self.folder, "entries": self.entries}
