@@ -28,6 +28,11 @@ def main() -> int:
     p.add_argument("--libraries", type=Path, default=ROOT / "bench/out/drafts-libs")
     p.add_argument("--embedder", help="the libraries' embedder (minilm, mpnet, a model folder); give each its own "
                    "--libraries folder")
+    p.add_argument("--query-encoder", help="same (the library's embedder), trained (the shipped query encoder) or a "
+                   "folder: what embeds the queries (the libraries' papers keep their vectors)")
+    p.add_argument("--reranker", help="none, trained (the shipped cross-encoder) or a cross-encoder folder")
+    p.add_argument("--rerank-top-n", type=int, help="candidates the reranker re-scores")
+    p.add_argument("--rerank-blend", choices=("rrf", "replace"))
     p.add_argument("--agents")
     p.add_argument("--fusion", choices=("learned", "rrf", "max"))
     p.add_argument("--threshold", type=float)
@@ -53,6 +58,9 @@ def main() -> int:
     changes: dict[str, object] = {}
     if args.embedder:
         changes["embedder"] = args.embedder
+    for name in ("query_encoder", "reranker", "rerank_top_n", "rerank_blend"):
+        if getattr(args, name) is not None:
+            changes[name] = getattr(args, name)
     if args.agents:
         changes["agents"] = tuple(args.agents.split(","))
     if args.fusion:

@@ -40,6 +40,13 @@ class Settings(BaseSettings):
     )
     embed_max_seq_length: int = Field(256, ge=16, le=512, description="Token limit when embedding papers and queries.")
     embed_batch_size: int = Field(32, ge=1, le=1024, description="Papers embedded per batch.")
+    query_encoder: str = Field(
+        "same",
+        description="What embeds a slot's text for the dense agents: 'trained' (CiteFinder's query encoder trained on "
+        "citing sentences, for libraries whose papers the default 'minilm' embedded; others keep their embedder), "
+        "'same' (the library's embedder), or a sentence-transformers folder trained against this library's "
+        "document vectors. Papers are always embedded by the library's embedder.",
+    )
     reranker: str | None = Field(
         None,
         description="Cross-encoder for the rerank stage: a local folder or a model name; 'mpnet-rescorer' for the "

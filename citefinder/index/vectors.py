@@ -112,10 +112,13 @@ _QUERIES: "weakref.WeakKeyDictionary[Any, OrderedDict[str, Any]]" = weakref.Weak
 _QUERIES_LOCK = threading.Lock()
 
 
-def query_vector(library: "Library", text: str) -> Any:
+def query_vector(library: "Library", text: str, *, against: str = "papers") -> Any:
     """The embedded query text, remembered for the last few texts of this embedder: agents that read the
-    same text (dense, and cited-like over the memory's sentences) embed it once."""
-    embedder = library.embedder
+    same text (dense, and cited-like over the memory's sentences) embed it once.
+
+    ``against="papers"``: by the library's query side (a trained query encoder where the settings ask for one);
+    ``"sentences"``: by the library's own embedder, the one that embedded the memory's citing sentences."""
+    embedder = library.query_side.embedder if against == "papers" else library.embedder
     with _QUERIES_LOCK:
         cache = _QUERIES.setdefault(embedder, OrderedDict())
         if text in cache:

@@ -31,6 +31,7 @@ from citefinder.library.identity import Identity
 from citefinder.library.lockfile import FolderLock
 from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.pending import PendingQueue
+from citefinder.library.query_side import QuerySide, query_side
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,15 @@ class LibraryCore:
         self._on_write["context-memory"] = _memory_hook(self)  # match the citation contexts to new papers
         self._vector_check: tuple[int, int, int] | None = None  # (generation, records, vectors indexed)
         self.repair_log: list[str] = []  # what ``open(repair=True)`` did, one line each
+        self._query_side: QuerySide | None = None
+
+    @property
+    def query_side(self) -> QuerySide:
+        """What embeds the dense agents' queries (``settings.query_encoder``); papers are always embedded by
+        :attr:`embedder`."""
+        if self._query_side is None:
+            self._query_side = query_side(self.settings.query_encoder, self.embedder)
+        return self._query_side
 
     def count(self) -> int:
         """Papers in the library, including those still waiting for their dense vectors."""

@@ -58,7 +58,7 @@ def cited_elsewhere(library: Any, slot_text: str, doc_id: str) -> dict[str, Any]
     index, _ = memory_index(library, CITATION_VECTORS)
     if index is None or not slot_text.strip():
         return None
-    best = index.nearest_for(query_vector(library, slot_text), doc_id)
+    best = index.nearest_for(query_vector(library, slot_text, against="sentences"), doc_id)
     if best is None:
         return None
     found = memory_of(library).evidence([best[0]]).get(best[0])

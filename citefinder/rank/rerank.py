@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from citefinder.errors import ModelLoadError
 from citefinder.rank.cards import check_cross_encoder_folder
+from citefinder.retrieve.agents.dense import dense_text
 from citefinder.types import Candidate, Hit, Query, StageTrace
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MPNET_RESCORER = "mpnet-rescorer"
+TRAINED = "trained"  # the cross-encoder CiteFinder trained on citing sentences and ships (library/shipped.py)
+TRAINED_LABEL = "CiteFinder's citation cross-encoder"
 
 
 class Reranker(Protocol):
@@ -194,6 +197,7 @@ class CrossEncoderReranker(ScoringReranker):
         batch_size: int = 16,
         blend: str = "rrf",
         blend_k: int = 60,
+        slot_text: bool = False,
     ) -> None:
         folder = Path(name_or_path).expanduser()
         if folder.exists():
@@ -204,6 +208,7 @@ class CrossEncoderReranker(ScoringReranker):
         self.source = source  # "settings" or "library default"
         self.batch_size = batch_size
         self.blend, self.blend_k = blend, blend_k
+        self.slot_text = slot_text  # read the slot as the dense agent does (its own part first): how it was trained
         self._model: Any = None
         self._load_error: ModelLoadError | None = None
         self._lock = threading.Lock()
@@ -236,7 +241,8 @@ class CrossEncoderReranker(ScoringReranker):
 
     def _scores(self, query: Query, candidates: Sequence[Candidate]) -> list[float]:
         model = self.load()
-        ranked = model.rank(query.text, [candidate_text(c) for c in candidates], doc_ids=list(range(len(candidates))))
+        text = dense_text(query) if self.slot_text else query.text
+        ranked = model.rank(text, [candidate_text(c) for c in candidates], doc_ids=list(range(len(candidates))))
         scores = [0.0] * len(candidates)
         for result in ranked.results:
             score = result.score
@@ -305,6 +311,8 @@ def make_reranker(settings: "Settings") -> Reranker:
         from citefinder.library.embedder import MPNET, Embedder
 
         return BiEncoderRescorer(Embedder(MPNET, settings.embed_max_seq_length, settings.embed_batch_size), **blend)
+    if settings.reranker and settings.reranker.strip().lower() == TRAINED:
+        return trained_reranker(blend)
     if settings.reranker:
         return CrossEncoderReranker(settings.reranker, **blend)
     from citefinder.rank.cards import library_default
@@ -320,6 +328,18 @@ def make_reranker(settings: "Settings") -> Reranker:
     except ModelLoadError as e:
         log.warning("the library's default reranker cannot be used: %s", e)
         return SkipReranker(f"the library's default reranker cannot be used: {e}")
+
+
+def trained_reranker(blend: dict[str, Any]) -> Reranker:
+    """The shipped cross-encoder (built into the cache on first use), or a skip that says why not."""
+    from citefinder.library.shipped import RERANKER, model_folder
+
+    try:
+        folder = model_folder(RERANKER)
+    except ModelLoadError as e:
+        log.warning("the trained reranker cannot be used: %s", e)
+        return SkipReranker(str(e))
+    return CrossEncoderReranker(str(folder), label=TRAINED_LABEL, source="settings", slot_text=True, **blend)
 
 
 def reranker_key(settings: "Settings") -> str:

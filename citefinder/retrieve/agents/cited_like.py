@@ -31,6 +31,9 @@ NEAREST = 200  # citing sentences read
 MIN_SIMILARITY = 0.5  # a paper whose nearest citing sentence is further than this is not listed
 OWN_BONUS = 0.1  # added to the cosine of the user's own sentences (picks, LaTeX): the user's usage counts more
 EVIDENCE = 5  # papers whose nearest sentence the trace shows
+# Which embedder reads the slot: the memory's sentences were embedded by the library's embedder, and a query
+# encoder trained to reach papers is not trained to reach sentences (bench/RESULTS.md, issue 28).
+AGAINST = "sentences"
 
 
 class CitedLikeAgent:
@@ -52,7 +55,7 @@ class CitedLikeAgent:
         index: CitationVectors | None = memory_index(self.library, CITATION_VECTORS)[0]
         if index is None:
             return []
-        return index.nearest(query_vector(self.library, text), NEAREST, OWN_BONUS)
+        return index.nearest(query_vector(self.library, text, against=AGAINST), NEAREST, OWN_BONUS)
 
     def search(self, query: Query) -> list[Hit]:
         scores: dict[str, float] = {}

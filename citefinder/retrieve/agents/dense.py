@@ -27,7 +27,12 @@ class DenseAgent(TextAgent):
         return dense_search(self.library, text, self.k)
 
     def finish_trace(self, trace: StageTrace) -> StageTrace:
-        """Say how much of the library has vectors when some papers still await them."""
+        """Say which encoder embedded the query, and how much of the library has vectors when some papers still
+        await them."""
+        side = self.library.query_side
+        trace = replace(trace, details={**trace.details, "query_encoder": side.name})
+        if side.note:
+            trace = replace(trace, message=f"{trace.message}; {side.note}" if trace.message else side.note)
         pending = self.library.pending_count()
         if not pending:
             return trace

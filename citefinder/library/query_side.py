@@ -1,0 +1,45 @@
+"""What embeds a query for the dense agents: the library's own embedder, or a query encoder trained to put a
+citing sentence near the paper it cites, against the library's unchanged document vectors.
+
+A query encoder only fits document vectors of the model it was trained against: CiteFinder's shipped one
+(:mod:`citefinder.library.shipped`) was trained against all-MiniLM-L6-v2, so a library whose papers another
+embedder wrote keeps its own embedder for queries, and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from citefinder.library.embedder import MINILM, Embedder
+from citefinder.library.shipped import QUERY_ENCODER, available, model_folder
+
+SAME = "same"
+TRAINED = "trained"
+
+
+@dataclass(frozen=True)
+class QuerySide:
+    """The embedder of queries and what a trace says of it."""
+
+    embedder: Embedder
+    name: str  # "same" (the library's embedder), "trained", or the folder
+    note: str  # empty when nothing needs saying
+
+
+def query_side(setting: str, library_embedder: Embedder) -> QuerySide:
+    """The query side ``setting`` asks for, for a library whose papers ``library_embedder`` embedded."""
+    choice = (setting or SAME).strip()
+    if choice == SAME:
+        return QuerySide(library_embedder, SAME, "")
+    if choice == TRAINED:
+        if library_embedder.name != MINILM:
+            return QuerySide(library_embedder, SAME, f"the trained query encoder fits 'minilm' libraries; this one's "
+                             f"papers were embedded by {library_embedder.name!r}, which embeds the queries too")
+        if not available(QUERY_ENCODER):
+            return QuerySide(library_embedder, SAME, "this installation has no trained query encoder")
+        folder = str(model_folder(QUERY_ENCODER))
+        return QuerySide(Embedder(folder, library_embedder.max_seq_length, library_embedder.batch_size), TRAINED, "")
+    folder = Path(choice).expanduser()
+    return QuerySide(Embedder(str(folder), library_embedder.max_seq_length, library_embedder.batch_size),
+                     str(folder), "")
