@@ -36,7 +36,9 @@ class Settings(BaseSettings):
     # --- models ---
     embedder: str = Field(
         "minilm",
-        description="Dense embedder: 'minilm', 'mpnet', or any sentence-transformers model name or local folder.",
+        description="Dense embedder: 'minilm', 'minilm-int8' (the same model, ONNX with int8 weights, built once "
+        "into the cache: its own vectors, never mixed with minilm's), 'mpnet', or any sentence-transformers model "
+        "name or local folder.",
     )
     embed_max_seq_length: int = Field(256, ge=16, le=512, description="Token limit when embedding papers and queries.")
     embed_batch_size: int = Field(32, ge=1, le=1024, description="Papers embedded per batch.")

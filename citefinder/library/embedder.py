@@ -22,11 +22,12 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from citefinder.errors import ModelLoadError
-from citefinder.library import bert, onnx_encoder
+from citefinder.library import bert, int8, onnx_encoder
 
 log = logging.getLogger(__name__)
 
 MINILM = "minilm"
+MINILM_INT8 = "minilm-int8"  # the same MiniLM, ONNX with int8 weights (library/int8.py): its own vectors
 MPNET = "mpnet"
 _MPNET_PARTS = 5
 # A query (a few texts) is encoded on one torch thread: on 2 cores with one of them busy, torch's
@@ -47,6 +48,11 @@ class EmbedderSpec:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "model": self.model, "max_seq_length": self.max_seq_length}
+
+
+_HUMAN = {MINILM: "sentence-transformers/all-MiniLM-L6-v2",
+          MINILM_INT8: "sentence-transformers/all-MiniLM-L6-v2 (ONNX, int8 weights per channel, onnxruntime)",
+          MPNET: "sentence-transformers/all-mpnet-base-v2"}
 
 
 def _site_dirs() -> list[Path]:
@@ -129,6 +135,8 @@ def resolve_model(name: str) -> tuple[str, str]:
     """Map a configured embedder to (what SentenceTransformer loads, a human model name)."""
     if name == MINILM:
         return str(_minilm_path()), "sentence-transformers/all-MiniLM-L6-v2"
+    if name == MINILM_INT8:
+        return str(int8.int8_folder(_minilm_path(), _cache_root())), _HUMAN[MINILM_INT8]
     if name == MPNET:
         return str(_mpnet_path()), "sentence-transformers/all-mpnet-base-v2"
     return name, name
@@ -153,8 +161,7 @@ class Embedder:
 
     @property
     def spec(self) -> EmbedderSpec:
-        model = self._model_name or {MINILM: "sentence-transformers/all-MiniLM-L6-v2",
-                                     MPNET: "sentence-transformers/all-mpnet-base-v2"}.get(self.name, self.name)
+        model = self._model_name or _HUMAN.get(self.name, self.name)
         return EmbedderSpec(self.name, model, self.max_seq_length)
 
     def _load(self) -> Any:
