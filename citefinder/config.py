@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     )
     embed_max_seq_length: int = Field(256, ge=16, le=512, description="Token limit when embedding papers and queries.")
     embed_batch_size: int = Field(32, ge=1, le=1024, description="Papers embedded per batch.")
+    embed_ahead: bool = Field(
+        True,
+        description="Import and `library embed` embed the next batch of papers on a worker thread while one is "
+        "written (library/ahead.py); off: one after the other.",
+    )
     reranker: str | None = Field(
         None,
         description="Cross-encoder for the rerank stage: a local folder or a model name; 'mpnet-rescorer' for the "
