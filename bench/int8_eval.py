@@ -74,7 +74,7 @@ def pool(distractors: int, autoscholar_items: int) -> tuple[list[str], list[str]
     return list(docs), list(docs.values()), sets
 
 
-def drafts(part: str) -> list[tuple[str, list[str], list[str], list[tuple]]]:
+def drafts(part: str, limit: int | None = None) -> list[tuple[str, list[str], list[str], list[tuple]]]:
     """Per draft: (name, entry keys, entry texts, [(slot id, query, gold keys)])."""
     from citefinder.library.formats.bib import read_bib
     from citefinder.library.records import embedding_text
@@ -85,7 +85,7 @@ def drafts(part: str) -> list[tuple[str, list[str], list[str], list[tuple]]]:
 
     split = json.loads((ROOT / "bench/drafts_split.json").read_text())
     out = []
-    for name in split[part]:
+    for name in split[part][:limit]:
         folder = DATA / "drafts-dev" / name
         entries = {p.key: embedding_text(p) for p in read_bib(folder / "refs-enriched.bib")
                    if isinstance(p, Paper) and p.key}
@@ -127,6 +127,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--no-drafts", action="store_true")
+    ap.add_argument("--drafts-papers", type=int, default=None, help="only the first N drafts-dev test papers")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
 
@@ -168,7 +169,7 @@ def main() -> int:
         _log(f"{set_name}: " + json.dumps({k: v[set_name] for k, v in rows.items()}))
     if not args.no_drafts:
         per: dict[str, list] = {k: [] for k in rows}
-        for name, keys, entry_texts, queries in drafts("test"):
+        for name, keys, entry_texts, queries in drafts("test", args.drafts_papers):
             d = {n: e.encode(entry_texts) for n, e in encoders.items()}
             q = {n: one_by_one(e, [t for _, t, _ in queries]) for n, e in encoders.items()}
             for row, (qn, dn) in {"fp32": ("fp32", "fp32"), "int8": ("int8", "int8"),

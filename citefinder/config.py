@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     )
     embed_max_seq_length: int = Field(256, ge=16, le=512, description="Token limit when embedding papers and queries.")
     embed_batch_size: int = Field(32, ge=1, le=1024, description="Papers embedded per batch.")
+    embed_query_int8: bool = Field(
+        False,
+        description="Embed queries with 'minilm-int8' against a 'minilm' library's fp32 vectors, only where "
+        "bench/int8_eval.py measured that the dense ranking holds (citefinder/data/int8.json); the dense "
+        "agent's trace says so either way.",
+    )
     embed_ahead: bool = Field(
         True,
         description="Import and `library embed` embed the next batch of papers on a worker thread while one is "

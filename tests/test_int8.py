@@ -129,3 +129,38 @@ def test_the_embedder_name_loads_the_cached_int8_folder(cache: Path, monkeypatch
     assert emb.spec.name == MINILM_INT8 and "int8" in emb.spec.model
     assert Path(resolve_model(MINILM_INT8)[0]) == cache / "models" / int8.FOLDER
     assert os.path.samefile(emb._load().folder, cache / "models" / int8.FOLDER)
+
+
+def test_int8_queries_over_fp32_vectors_only_where_measured_and_traced(tmp_path: Path, cache: Path,
+                                                                         monkeypatch) -> None:
+    from citefinder.index import vectors
+    from citefinder.library import embedder as embedder_module
+    from citefinder.library.store import Library
+    from citefinder.retrieve.agents.dense import DenseAgent
+    from citefinder.types import StageTrace
+
+    monkeypatch.setenv("CITEFINDER_CACHE", str(cache))
+    settings = Settings(library=str(tmp_path / "lib"), embedder=MINILM)
+    lib = Library.open(settings)
+    lib.add_papers([Paper(f"p{i}", t.split(". ")[0], abstract=t) for i, t in enumerate(texts()[:5])])
+    holds, why = embedder_module.int8_queries_hold(MINILM)
+    assert why  # the shipped measurement says what it found, either way
+    assert embedder_module.int8_queries_hold("mpnet")[0] is False
+
+    on = Library.open(settings.with_overrides(embed_query_int8=True))
+    for verdict in (True, False):
+        monkeypatch.setattr(embedder_module, "int8_queries_hold", lambda docs, v=verdict: (v, "measured: test"))
+        encoder, said = vectors.query_encoder(on)
+        assert encoder.name == (MINILM_INT8 if verdict else MINILM)
+        assert ("query embedded by minilm-int8" in said) if verdict else said.startswith("int8 queries not used")
+        trace = DenseAgent(on.settings, on).finish_trace(StageTrace("dense"))
+        assert said in trace.message
+        if verdict:
+            assert trace.details["query_encoder"] == MINILM_INT8
+            q8 = vectors.query_vector(on, texts()[3])
+            q32 = lib.embedder.encode([texts()[3]])[0]
+            assert 0.97 < float(q8 @ q32) < 0.99999  # the int8 encoder embedded it
+            assert vectors.dense_search(on, texts()[3], 1)[0].doc_id == "p3"
+    # off (the default): the library's own encoder, and the trace says nothing about it
+    assert vectors.query_encoder(lib) == (lib.embedder, "")
+    assert "int8" not in DenseAgent(lib.settings, lib).finish_trace(StageTrace("dense")).message

@@ -115,7 +115,7 @@ _QUERIES_LOCK = threading.Lock()
 def query_vector(library: "Library", text: str) -> Any:
     """The embedded query text, remembered for the last few texts of this embedder: agents that read the
     same text (dense, and cited-like over the memory's sentences) embed it once."""
-    embedder = library.embedder
+    embedder = query_encoder(library)[0]
     with _QUERIES_LOCK:
         cache = _QUERIES.setdefault(embedder, OrderedDict())
         if text in cache:
@@ -127,3 +127,20 @@ def query_vector(library: "Library", text: str) -> Any:
         while len(cache) > _QUERY_CACHE_SIZE:
             cache.popitem(last=False)
     return vector
+
+
+def query_encoder(library: "Library") -> tuple[Any, str]:
+    """The embedder of queries and what the trace says about it: the library's own, or (setting
+    embed_query_int8) the int8 MiniLM over a fp32 MiniLM library, only where its ranking was measured to
+    hold; "" when the library's own embedder is used as configured."""
+    from citefinder.library.embedder import MINILM, int8_queries_hold
+
+    embedder = library.embedder
+    if not library.settings.embed_query_int8:
+        return embedder, ""
+    if embedder.name != MINILM:
+        return embedder, f"int8 queries not used: the library's vectors are {embedder.name!r}'s, not minilm's"
+    holds, why = int8_queries_hold(embedder.name)
+    if not holds:
+        return embedder, f"int8 queries not used: {why}"
+    return embedder.int8_queries(), f"query embedded by minilm-int8 against minilm (fp32) vectors: {why}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from citefinder.index.vectors import dense_search
+from citefinder.index.vectors import dense_search, query_encoder
 from citefinder.retrieve.base import TextAgent
 from citefinder.types import Hit, Query, StageTrace
 
@@ -27,7 +27,12 @@ class DenseAgent(TextAgent):
         return dense_search(self.library, text, self.k)
 
     def finish_trace(self, trace: StageTrace) -> StageTrace:
-        """Say how much of the library has vectors when some papers still await them."""
+        """Say how much of the library has vectors when some papers still await them, and which encoder
+        embedded the query when it is not the library's own (setting embed_query_int8)."""
+        encoder, said = query_encoder(self.library)
+        if said:
+            trace = replace(trace, message=f"{trace.message}; {said}" if trace.message else said,
+                            details={**trace.details, "query_encoder": encoder.name})
         pending = self.library.pending_count()
         if not pending:
             return trace
