@@ -101,3 +101,16 @@ def test_library_embed_runs_ahead_and_resumes(tmp_path: Path, embedder: Recordin
     assert lib.pending_count() == 0 and lib.embedded_count() == 18 == len(vectors(lib))
     assert seen[-1] == (10, 10) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert all(t.startswith("citefinder-encode") for t in embedder.threads)
+
+
+def test_ahead_import_and_embed_over_a_chroma_server(tmp_path: Path, chroma_server: str,
+                                                     embedder: RecordingEmbedder) -> None:
+    settings = Settings(library=str(tmp_path / "lib"), chroma_host=chroma_server, embed_ahead=True)
+    lib = Library.open(settings, embedder=embedder)
+    first, rest = papers()[:9], papers()[9:]
+    assert lib.add_papers(first).added == 9
+    assert lib.add_papers(rest, defer_embedding=True).added == 9  # dup5 is skipped: d5 is stored
+    assert lib.embed_pending() == 9
+    assert lib.count() == 18 == lib.embedded_count() == len(vectors(lib))
+    reopened = Library.open(settings)
+    assert reopened.count() == 18 and reopened.pending_count() == 0
