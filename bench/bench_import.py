@@ -47,6 +47,8 @@ def main() -> None:
     ap.add_argument("--defer-embedding", action="store_true", help="BM25-first import; vectors computed afterwards")
     ap.add_argument("--skip-baselines", action="store_true", help="skip the raw-encode and bm25s-alone baselines")
     ap.add_argument("--embedder", default=None, help="minilm (default), minilm-int8, ...")
+    ap.add_argument("--write-batch", type=int, default=None, help="papers per written batch (default the library's "
+                    "256; smaller for a small measured run with several batches)")
     ap.add_argument("--serial", action="store_true", help="also import into DIR-serial with embed_ahead off")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
@@ -65,6 +67,10 @@ def main() -> None:
     if args.embedder:
         overrides["embedder"] = args.embedder
     settings = Settings(**overrides)
+    if args.write_batch:
+        import citefinder.library.writes as writes
+
+        writes.WRITE_BATCH = args.write_batch
     src = args.papers
     records = _records(src, args.limit)
     if args.limit:
@@ -89,6 +95,7 @@ def main() -> None:
         BM25Index.build([p.doc_id for p in papers], [bm25_text(p) for p in papers])
         result["bm25s_alone_s"] = time.perf_counter() - t
     result["defer_embedding"] = args.defer_embedding
+    result["write_batch"] = args.write_batch or 256
 
     lib = Library.open(settings, embedder=emb)
     t = time.perf_counter()
