@@ -161,9 +161,10 @@ class LibraryWrites(LibraryCore):
             flying: tuple[list[Paper], list[Any], Future[Any] | None] | None = None  # the batch embedded ahead
             try:
                 while True:
-                    stop = bool(should_stop and should_stop())
+                    if should_stop and should_stop():
+                        break  # the batch in flight stays queued, as when it was not embedded ahead
                     # the next batch of the queue (the one in flight is still queued until it is written)
-                    batch = [] if stop else self._pending.take(WRITE_BATCH, offset=len(flying[0]) if flying else 0)
+                    batch = self._pending.take(WRITE_BATCH, offset=len(flying[0]) if flying else 0)
                     nxt = None
                     if batch:
                         already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
@@ -313,7 +314,7 @@ class LibraryWrites(LibraryCore):
         write = self._queue_batch if defer else self._write_batch
         papers = [p for p, _, _ in batch]
         try:
-            stored = set(self._write_batch(papers, vectors.result()) if vectors is not None else write(papers))
+            stored = set(self._write_batch(papers, EncodeAhead.result(vectors)) if vectors is not None else write(papers))
         except Exception as e:  # noqa: BLE001 - sorted below: environmental errors stop the import
             if faults.is_environmental(e) or faults.is_damage(e) or isinstance(e, CitefinderError):
                 raise
