@@ -49,10 +49,9 @@ class Settings(BaseSettings):
         "agent's trace says so either way.",
     )
     embed_ahead: bool = Field(
-        False,
+        True,
         description="Import and `library embed` embed the next batch of papers on a worker thread while one is "
-        "written (library/ahead.py). Off by default: with it on, Ctrl-C did not stop an import (measured, cause "
-        "not found yet; `kill` and a re-run resume as always).",
+        "written (library/ahead.py); off: one after the other.",
     )
     reranker: str | None = Field(
         None,

