@@ -112,9 +112,7 @@ class LibraryWrites(LibraryCore):
                 report = ImportReport(stored, dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
                 self._finish_after_failure(changed=bool(stored))
                 raise self._aborted(e, report, "import") from e
-            if ahead is not None:
-                ahead.close()
-            self._commit(changed=bool(added) or bool(rekey))
+            self._commit(changed=bool(added) or bool(rekey))  # (the idle worker ends with ``ahead``)
         return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
 
     def import_files(
@@ -190,8 +188,6 @@ class LibraryWrites(LibraryCore):
                     raise
                 raise StoreUnavailableError(faults.explain(e, where=where(self.settings), kept=left,
                                                            resume="run `citefinder library embed` again")) from e
-            if ahead is not None:
-                ahead.close()
             self._commit(changed=bool(done))
         return done
 
@@ -314,7 +310,7 @@ class LibraryWrites(LibraryCore):
         write = self._queue_batch if defer else self._write_batch
         papers = [p for p, _, _ in batch]
         try:
-            stored = set(self._write_batch(papers, EncodeAhead.result(vectors)) if vectors is not None else write(papers))
+            stored = set(write(papers) if vectors is None else self._write_batch(papers, EncodeAhead.result(vectors)))
         except Exception as e:  # noqa: BLE001 - sorted below: environmental errors stop the import
             if faults.is_environmental(e) or faults.is_damage(e) or isinstance(e, CitefinderError):
                 raise
