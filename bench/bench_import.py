@@ -4,7 +4,14 @@ Measures, in one run: raw ``SentenceTransformer.encode`` throughput on the same 
 limit on this machine), bm25s indexing alone, then the full ``Library.import_files`` (wall time,
 papers/s, peak RSS, disk size) and the time to open the finished library in a fresh process.
 
-Usage: python bench/bench_import.py PAPERS.jsonl.gz --library DIR [--limit N] [--out bench/out/x.json]
+Usage: python bench/bench_import.py PAPERS.jsonl.gz --library DIR [--limit N] [--embedder minilm-int8]
+       [--serial] [--out bench/out/x.json]
+
+The raw-encode baseline embeds the same texts the import embeds (the first ``--sample`` papers; give
+``--sample`` >= ``--limit`` for all of them) with the library's encoder and batch size, all threads, just
+before the import; ``import_fraction_of_raw`` = the import's papers/s over it. ``--serial`` imports the
+same papers a second time into DIR-serial with the setting embed_ahead off (encode, then write, one
+after the other), for the gain of the overlap in the same run.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import argparse
 import gzip
 import itertools
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -38,6 +46,10 @@ def main() -> None:
     ap.add_argument("--max-seq-length", type=int, default=None)
     ap.add_argument("--defer-embedding", action="store_true", help="BM25-first import; vectors computed afterwards")
     ap.add_argument("--skip-baselines", action="store_true", help="skip the raw-encode and bm25s-alone baselines")
+    ap.add_argument("--embedder", default=None, help="minilm (default), minilm-int8, ...")
+    ap.add_argument("--write-batch", type=int, default=None, help="papers per written batch (default the library's "
+                    "256; smaller for a small measured run with several batches)")
+    ap.add_argument("--serial", action="store_true", help="also import into DIR-serial with embed_ahead off")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     offline_environment()
@@ -52,7 +64,13 @@ def main() -> None:
     overrides = {"library": args.library}
     if args.max_seq_length:
         overrides["embed_max_seq_length"] = args.max_seq_length
+    if args.embedder:
+        overrides["embedder"] = args.embedder
     settings = Settings(**overrides)
+    if args.write_batch:
+        import citefinder.library.writes as writes
+
+        writes.WRITE_BATCH = args.write_batch
     src = args.papers
     records = _records(src, args.limit)
     if args.limit:
@@ -61,20 +79,23 @@ def main() -> None:
     papers = [Paper(r["doc_id"], r["title"], tuple(r.get("authors") or ()), r.get("year"), r.get("venue"),
                     r.get("abstract") or "") for r in records]
     result: dict = {"papers": len(papers), "machine": f"{platform.node()} {platform.machine()}",
-                    "max_seq_length": settings.embed_max_seq_length, "date": time.strftime("%Y-%m-%d")}
+                    "max_seq_length": settings.embed_max_seq_length, "date": time.strftime("%Y-%m-%d %H:%M"),
+                    "embedder": settings.embedder, "load_before": os.getloadavg()}
 
     emb = Embedder(settings.embedder, settings.embed_max_seq_length, settings.embed_batch_size)
     if not args.skip_baselines:
         emb.encode(["warm up"])
         sample = [embedding_text(p) for p in papers[: args.sample]]
         t = time.perf_counter()
-        emb._load().encode(sample, batch_size=settings.embed_batch_size, show_progress_bar=False)
+        emb.encode(sample)
         result["raw_encode_papers_per_s"] = len(sample) / (time.perf_counter() - t)
+        result["raw_encode_texts"] = len(sample)
 
         t = time.perf_counter()
         BM25Index.build([p.doc_id for p in papers], [bm25_text(p) for p in papers])
         result["bm25s_alone_s"] = time.perf_counter() - t
     result["defer_embedding"] = args.defer_embedding
+    result["write_batch"] = args.write_batch or 256
 
     lib = Library.open(settings, embedder=emb)
     t = time.perf_counter()
@@ -87,6 +108,8 @@ def main() -> None:
 
     report = lib.import_files([src], progress=progress, defer_embedding=args.defer_embedding)
     wall = time.perf_counter() - t
+    if "raw_encode_papers_per_s" in result and not args.defer_embedding:
+        result["import_fraction_of_raw"] = round(report.added / wall / result["raw_encode_papers_per_s"], 3)
     result.update(
         import_wall_s=wall,
         import_papers_per_s=report.added / wall,
@@ -96,10 +119,18 @@ def main() -> None:
         peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         disk_mb=sum(f.stat().st_size for f in args.library.rglob("*") if f.is_file()) / 2**20,
     )
+    if args.serial:
+        serial = Library.open(settings.with_overrides(library=args.library.with_name(args.library.name + "-serial"),
+                                                      embed_ahead=False), embedder=emb)
+        t = time.perf_counter()
+        added = serial.import_files([src], defer_embedding=args.defer_embedding).added
+        result["serial_import_papers_per_s"] = added / (time.perf_counter() - t)
+    result["load_after"] = os.getloadavg()
     opener = (
         "import time,sys; t=time.perf_counter(); from citefinder.config import Settings, offline_environment; "
         "offline_environment(); from citefinder.library.store import Library; "
-        f"l=Library.open(Settings(library={str(args.library)!r}, embed_max_seq_length={settings.embed_max_seq_length})); "
+        f"l=Library.open(Settings(library={str(args.library)!r}, embedder={settings.embedder!r}, "
+        f"embed_max_seq_length={settings.embed_max_seq_length})); "
         "n=l.count(); l.bm25_search('neural network', 5); print(time.perf_counter()-t)"
     )
     out = subprocess.run([sys.executable, "-c", opener], capture_output=True, text=True, check=True)

@@ -36,7 +36,9 @@ class Settings(BaseSettings):
     # --- models ---
     embedder: str = Field(
         "minilm",
-        description="Dense embedder: 'minilm', 'mpnet', or any sentence-transformers model name or local folder.",
+        description="Dense embedder: 'minilm', 'minilm-int8' (the same model, ONNX with int8 weights, built once "
+        "into the cache: its own vectors, never mixed with minilm's), 'mpnet', or any sentence-transformers model "
+        "name or local folder.",
     )
     embed_max_seq_length: int = Field(256, ge=16, le=512, description="Token limit when embedding papers and queries.")
     embed_batch_size: int = Field(32, ge=1, le=1024, description="Papers embedded per batch.")
@@ -46,6 +48,17 @@ class Settings(BaseSettings):
         "citing sentences, for libraries whose papers the default 'minilm' embedded; others keep their embedder), "
         "'same' (the library's embedder), or a sentence-transformers folder trained against this library's "
         "document vectors. Papers are always embedded by the library's embedder.",
+    )
+    embed_query_int8: bool = Field(
+        False,
+        description="Embed queries with 'minilm-int8' against a 'minilm' library's fp32 vectors, only where "
+        "bench/int8_eval.py measured that the dense ranking holds (citefinder/data/int8.json); the dense "
+        "agent's trace says so either way.",
+    )
+    embed_ahead: bool = Field(
+        True,
+        description="Import and `library embed` embed the next batch of papers on a worker thread while one is "
+        "written (library/ahead.py); off: one after the other.",
     )
     reranker: str | None = Field(
         None,

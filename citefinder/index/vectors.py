@@ -116,9 +116,9 @@ def query_vector(library: "Library", text: str, *, against: str = "papers") -> A
     """The embedded query text, remembered for the last few texts of this embedder: agents that read the
     same text (dense, and cited-like over the memory's sentences) embed it once.
 
-    ``against="papers"``: by the library's query side (a trained query encoder where the settings ask for one);
-    ``"sentences"``: by the library's own embedder, the one that embedded the memory's citing sentences."""
-    embedder = library.query_side.embedder if against == "papers" else library.embedder
+    ``against="papers"``: by the library's query side (:func:`query_encoder`); ``"sentences"``: by the library's
+    own embedder, the one that embedded the memory's citing sentences."""
+    embedder = query_encoder(library)[0] if against == "papers" else library.embedder
     with _QUERIES_LOCK:
         cache = _QUERIES.setdefault(embedder, OrderedDict())
         if text in cache:
@@ -130,3 +130,25 @@ def query_vector(library: "Library", text: str, *, against: str = "papers") -> A
         while len(cache) > _QUERY_CACHE_SIZE:
             cache.popitem(last=False)
     return vector
+
+
+def query_encoder(library: "Library") -> tuple[Any, str]:
+    """The embedder of queries and what the trace says about it: a query encoder trained against the library's
+    vectors (setting query_encoder, :mod:`citefinder.library.query_side`), else the library's own, or (setting
+    embed_query_int8) the int8 MiniLM over a fp32 MiniLM library, only where its ranking was measured to
+    hold; "" when the embedder asked for is used as configured."""
+    from citefinder.library.embedder import MINILM, int8_queries_hold
+    from citefinder.library.query_side import SAME
+
+    side = library.query_side
+    if side.name != SAME or side.note:
+        return side.embedder, side.note
+    embedder = library.embedder
+    if not library.settings.embed_query_int8:
+        return embedder, ""
+    if embedder.name != MINILM:
+        return embedder, f"int8 queries not used: the library's vectors are {embedder.name!r}'s, not minilm's"
+    holds, why = int8_queries_hold(embedder.name)
+    if not holds:
+        return embedder, f"int8 queries not used: {why}"
+    return embedder.int8_queries(), f"query embedded by minilm-int8 against minilm (fp32) vectors: {why}"

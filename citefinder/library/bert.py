@@ -100,6 +100,14 @@ class BertEncoder:
         return self.torch.nn.functional.linear(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"])
 
     def _forward(self, ids: Any, mask: Any) -> Any:
+        x = self.hidden(ids, mask)
+        m = mask.unsqueeze(-1).to(x.dtype)
+        pooled = (x * m).sum(1) / m.sum(1).clamp(min=1e-9)
+        return self.torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    def hidden(self, ids: Any, mask: Any) -> Any:
+        """The last hidden state (batch, tokens, dim) of int64 token ids and attention mask tensors: what
+        :mod:`citefinder.library.int8` exports to ONNX (pooling stays outside the graph)."""
         torch, F = self.torch, self.torch.nn.functional
         n, length = ids.shape
         positions = torch.arange(length).unsqueeze(0)
@@ -123,9 +131,7 @@ class BertEncoder:
             x = self._ln(self._lin(att, f"{p}.attention.output.dense") + x, f"{p}.attention.output.LayerNorm")
             mid = F.gelu(self._lin(x, f"{p}.intermediate.dense"))
             x = self._ln(self._lin(mid, f"{p}.output.dense") + x, f"{p}.output.LayerNorm")
-        m = mask.unsqueeze(-1).to(x.dtype)
-        pooled = (x * m).sum(1) / m.sum(1).clamp(min=1e-9)
-        return F.normalize(pooled, p=2, dim=1)
+        return x
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         """Vectors in input order; batches are formed from texts of similar length (less padding)."""

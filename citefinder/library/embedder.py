@@ -22,11 +22,12 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from citefinder.errors import ModelLoadError
-from citefinder.library import bert, onnx_encoder
+from citefinder.library import bert, int8, onnx_encoder
 
 log = logging.getLogger(__name__)
 
 MINILM = "minilm"
+MINILM_INT8 = "minilm-int8"  # the same MiniLM, ONNX with int8 weights (library/int8.py): its own vectors
 MPNET = "mpnet"
 _MPNET_PARTS = 5
 # A query (a few texts) is encoded on one torch thread: on 2 cores with one of them busy, torch's
@@ -47,6 +48,11 @@ class EmbedderSpec:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "model": self.model, "max_seq_length": self.max_seq_length}
+
+
+_HUMAN = {MINILM: "sentence-transformers/all-MiniLM-L6-v2",
+          MINILM_INT8: "sentence-transformers/all-MiniLM-L6-v2 (ONNX, int8 weights per channel, onnxruntime)",
+          MPNET: "sentence-transformers/all-mpnet-base-v2"}
 
 
 def _site_dirs() -> list[Path]:
@@ -129,6 +135,8 @@ def resolve_model(name: str) -> tuple[str, str]:
     """Map a configured embedder to (what SentenceTransformer loads, a human model name)."""
     if name == MINILM:
         return str(_minilm_path()), "sentence-transformers/all-MiniLM-L6-v2"
+    if name == MINILM_INT8:
+        return str(int8.int8_folder(_minilm_path(), _cache_root())), _HUMAN[MINILM_INT8]
     if name == MPNET:
         return str(_mpnet_path()), "sentence-transformers/all-mpnet-base-v2"
     return name, name
@@ -150,12 +158,19 @@ class Embedder:
         self._model: Any = None
         self._model_name: str | None = None
         self._lock = threading.Lock()
+        self._int8: Embedder | None = None
 
     @property
     def spec(self) -> EmbedderSpec:
-        model = self._model_name or {MINILM: "sentence-transformers/all-MiniLM-L6-v2",
-                                     MPNET: "sentence-transformers/all-mpnet-base-v2"}.get(self.name, self.name)
+        model = self._model_name or _HUMAN.get(self.name, self.name)
         return EmbedderSpec(self.name, model, self.max_seq_length)
+
+    def int8_queries(self) -> "Embedder":
+        """The int8 twin of the default MiniLM, shared, for queries only (see :func:`int8_queries_hold`)."""
+        with self._lock:
+            if self._int8 is None:
+                self._int8 = Embedder(MINILM_INT8, self.max_seq_length, self.batch_size)
+            return self._int8
 
     def _load(self) -> Any:
         with self._lock:
@@ -222,6 +237,27 @@ class Embedder:
         if progress:
             progress(len(texts), len(texts))
         return np.asarray(vecs, dtype=np.float32)
+
+
+def int8_queries_hold(documents: str) -> tuple[bool, str]:
+    """May queries be embedded by minilm-int8 against vectors that ``documents`` wrote? Only where
+    bench/int8_eval.py measured that the dense ranking holds (citefinder/data/int8.json: the MRR of fp32
+    documents with int8 queries within its tolerance of fp32 queries, on every set). Returns (yes, why)."""
+    import json
+    from importlib import resources
+
+    try:
+        data = json.loads(resources.files("citefinder.data").joinpath("int8.json").read_text(encoding="utf-8"))
+        deltas = {str(k): float(v) for k, v in data["int8_queries_mrr_delta"].items()}
+        tolerance = float(data["tolerance"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False, "no measurement of int8 queries (citefinder/data/int8.json)"
+    if documents != data.get("documents", MINILM) or not deltas:
+        return False, f"int8 queries were measured only against {data.get('documents', MINILM)} vectors"
+    said = ", ".join(f"{k} {v:+.3f}" for k, v in deltas.items())
+    if min(deltas.values()) < -tolerance:
+        return False, f"measured dense MRR change beyond {tolerance}: {said} ({data.get('measured', '')})"
+    return True, f"measured dense MRR change {said}, within {tolerance} ({data.get('measured', '')})"
 
 
 def _on_one_thread(fn: Callable[[], Any]) -> Any:

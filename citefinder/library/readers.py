@@ -107,3 +107,20 @@ def _wrong_content(path: Path, reader: Reader, head: bytes) -> str | None:
     if kind:
         return f"{path.name} is {kind}, not {EXPECTED[reader]}"
     return None
+
+
+def estimate_records(path: Path) -> int | None:
+    """Line count of a JSONL file (plain or gzip), for progress totals; None for other formats."""
+    name = path.name.lower()
+    if not path.exists() or not (name.endswith(".jsonl") or name.endswith(".jsonl.gz") or name.endswith(".ndjson")):
+        return None
+    import gzip
+    import zlib
+
+    opener = gzip.open if name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as f:
+            return sum(1 for _ in f)
+    except (OSError, EOFError, ValueError, zlib.error):  # truncated or not gzip: the reader reports it
+        return None
+

@@ -7,11 +7,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from citefinder.errors import CitefinderError, ImportAbortedError, ImportInterrupted, StoreUnavailableError
 from citefinder.library import bibentry, faults
+from citefinder.library.ahead import EncodeAhead
 from citefinder.library.chroma import where
 from citefinder.library.core import LibraryCore
 from citefinder.library.formats.common import RecordError
@@ -62,6 +64,8 @@ class LibraryWrites(LibraryCore):
             fresh: set[str] = set()  # doc_ids added by this call
             rekey: dict[str, Paper] = {}  # stored doc_id -> the duplicate that gives it its key and entry text
             given: set[str] = set()  # every key this import names
+            ahead = EncodeAhead(self.embedder) if self.settings.embed_ahead and not defer_embedding else None
+            flying: list[Any] = []  # the batch being embedded ahead: (batch, its keys, future vectors)
             self._mark_dirty(True)
             try:
                 for seen, item in enumerate(papers, start=1):
@@ -76,7 +80,8 @@ class LibraryWrites(LibraryCore):
                         if paper is not None:
                             pkeys = dedupe_keys(paper) + (f"id:{paper.doc_id}",)
                             who = identity(paper)
-                            known = [keys.get(k) or batch_keys.get(k) for k in pkeys]
+                            known = [keys.get(k) or batch_keys.get(k) or (flying[1].get(k) if flying else None)
+                                     for k in pkeys]
                             match = next((m for k, m in zip(pkeys, known, strict=True) if same_work(k, m, who)), None)
                             if paper.key:
                                 given.add(paper.key)
@@ -90,21 +95,24 @@ class LibraryWrites(LibraryCore):
                                     batch_keys.setdefault(k, who)
                                 batch.append((paper, pkeys, who))
                     if len(batch) >= WRITE_BATCH:
-                        self._store_batch(batch, keys, added, failures, defer_embedding)
+                        self._pass_batch(ahead, flying, (batch, batch_keys), keys, added, failures, defer_embedding)
                         batch, batch_keys = [], {}
                     if progress:
                         progress(seen, total)
-                if batch:
-                    self._store_batch(batch, keys, added, failures, defer_embedding)
+                self._pass_batch(ahead, flying, (batch, batch_keys) if batch else None, keys, added, failures,
+                                 defer_embedding)
+                self._pass_batch(ahead, flying, None, keys, added, failures, defer_embedding)
                 if rekey:
                     self._adopt(rekey, keep=given)
             except BaseException as e:
+                if ahead is not None:
+                    ahead.close()
                 # an interrupt can land between a batch reaching the store and its bookkeeping: count the store
                 stored = self._stored_since(before, len(added))
                 report = ImportReport(stored, dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
                 self._finish_after_failure(changed=bool(stored))
                 raise self._aborted(e, report, "import") from e
-            self._commit(changed=bool(added) or bool(rekey))
+            self._commit(changed=bool(added) or bool(rekey))  # (the idle worker ends with ``ahead``)
         return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
 
     def import_files(
@@ -115,9 +123,9 @@ class LibraryWrites(LibraryCore):
 
         ``on_read`` sees every record read, stored or not (:mod:`citefinder.library.review` matches the
         skipped ones to what they duplicate)."""
-        from citefinder.library.readers import read_papers
+        from citefinder.library.readers import estimate_records, read_papers
 
-        total = sum(_estimate_records(Path(p)) or 0 for p in paths) or None
+        total = sum(estimate_records(Path(p)) or 0 for p in paths) or None
 
         def stream() -> Iterator[Paper | ImportFailure]:
             for p in paths:
@@ -145,26 +153,31 @@ class LibraryWrites(LibraryCore):
         """
         done = 0
         total = self._pending.count()
+        ahead = EncodeAhead(self.embedder) if self.settings.embed_ahead else None
         with self._writing():
             self._mark_dirty(True)
+            flying: tuple[list[Paper], list[Any], Future[Any] | None] | None = None  # the batch embedded ahead
             try:
-                while not (should_stop and should_stop()):
-                    batch = self._pending.take(WRITE_BATCH)
-                    if not batch:
+                while True:
+                    if should_stop and should_stop():
+                        break  # the batch in flight stays queued, as when it was not embedded ahead
+                    # the next batch of the queue (the one in flight is still queued until it is written)
+                    batch = self._pending.take(WRITE_BATCH, offset=len(flying[0]) if flying else 0)
+                    nxt = None
+                    if batch:
+                        already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
+                        todo = [(p, (), identity(p)) for p in batch if p.doc_id not in already]
+                        nxt = (batch, todo, ahead.submit([p for p, _, _ in todo]) if ahead and todo else None)
+                    if flying is not None:
+                        done += self._embed_queued(*flying)
+                        if progress:
+                            progress(done, total)
+                    flying = nxt
+                    if flying is None:
                         break
-                    already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
-                    todo: list[tuple[Paper, tuple[str, ...], Identity]] = [
-                        (p, (), identity(p)) for p in batch if p.doc_id not in already]
-                    if todo:
-                        failures: list[ImportFailure] = []
-                        self._store_batch(todo, None, [], failures, False)
-                        for f in failures:
-                            log.warning("dropped from the embedding queue: %s: %s", f.source, f.reason)
-                    self._pending.remove([p.doc_id for p in batch])
-                    done += len(batch)
-                    if progress:
-                        progress(done, total)
             except BaseException as e:
+                if ahead is not None:
+                    ahead.close()
                 self._finish_after_failure(changed=bool(done))
                 left = f"{done} papers were embedded and the others still wait in the queue"
                 if faults.classify(e) == faults.INTERRUPTED:
@@ -177,6 +190,16 @@ class LibraryWrites(LibraryCore):
                                                            resume="run `citefinder library embed` again")) from e
             self._commit(changed=bool(done))
         return done
+
+    def _embed_queued(self, batch: list[Paper], todo: list[Any], vectors: "Future[Any] | None") -> int:
+        """Write one batch of the queue into Chroma, then take it off the queue."""
+        if todo:
+            failures: list[ImportFailure] = []
+            self._store_batch(todo, None, [], failures, False, vectors=vectors)
+            for f in failures:
+                log.warning("dropped from the embedding queue: %s: %s", f.source, f.reason)
+        self._pending.remove([p.doc_id for p in batch])
+        return len(batch)
 
     def remove(self, doc_ids: Sequence[str]) -> int:
         """Remove papers by doc_id; returns how many existed."""
@@ -276,8 +299,10 @@ class LibraryWrites(LibraryCore):
         added: list[str],
         failures: list[ImportFailure],
         defer: bool,
+        vectors: "Future[Any] | None" = None,
     ) -> None:
-        """Write a batch; remember its dedupe keys only for papers that were stored.
+        """Write a batch (with its vectors when they were embedded ahead); remember its dedupe keys only for
+        papers that were stored.
 
         A failure the store blames on the records (not the disk, server or user) is retried paper
         by paper, so one unstorable paper costs only itself.
@@ -285,7 +310,7 @@ class LibraryWrites(LibraryCore):
         write = self._queue_batch if defer else self._write_batch
         papers = [p for p, _, _ in batch]
         try:
-            stored = set(write(papers))
+            stored = set(write(papers) if vectors is None else self._write_batch(papers, EncodeAhead.result(vectors)))
         except Exception as e:  # noqa: BLE001 - sorted below: environmental errors stop the import
             if faults.is_environmental(e) or faults.is_damage(e) or isinstance(e, CitefinderError):
                 raise
@@ -309,8 +334,26 @@ class LibraryWrites(LibraryCore):
         self._pending.add(batch)
         return [p.doc_id for p in batch]
 
-    def _write_batch(self, batch: list[Paper]) -> list[str]:
-        vectors = self.embedder.encode([embedding_text(p) for p in batch])
+    def _pass_batch(self, ahead: EncodeAhead | None, flying: list[Any],
+                    new: tuple[list[tuple[Paper, tuple[str, ...], Identity]], dict[str, Identity]] | None,
+                    keys: dict[str, Identity] | None, added: list[str], failures: list[ImportFailure],
+                    defer: bool) -> None:
+        """Hand a full batch on: written now, or (``ahead``) embedded by the worker while the batch before it
+        is written; ``flying`` holds the one batch in the worker. ``new`` None: write the one in flight."""
+        if ahead is None:
+            if new:
+                self._store_batch(new[0], keys, added, failures, defer)
+            return
+        before = list(flying)
+        flying.clear()
+        if new:
+            flying.extend([new[0], new[1], ahead.submit([p for p, _, _ in new[0]])])
+        if before:
+            self._store_batch(before[0], keys, added, failures, False, vectors=before[2])
+
+    def _write_batch(self, batch: list[Paper], vectors: Any = None) -> list[str]:
+        if vectors is None:
+            vectors = self.embedder.encode([embedding_text(p) for p in batch])
         self._collection.add(
             ids=[p.doc_id for p in batch],
             embeddings=vectors.tolist(),
@@ -350,20 +393,3 @@ def _source(paper: Any) -> str:
     source = getattr(paper, "source", None)
     doc_id = getattr(paper, "doc_id", None)
     return str(source if isinstance(source, str) and source else doc_id if isinstance(doc_id, str) else "record")
-
-
-def _estimate_records(path: Path) -> int | None:
-    """Line count of a JSONL file (plain or gzip), for progress totals; None for other formats."""
-    name = path.name.lower()
-    if not path.exists() or not (name.endswith(".jsonl") or name.endswith(".jsonl.gz") or name.endswith(".ndjson")):
-        return None
-    import gzip
-    import zlib
-
-    opener = gzip.open if name.endswith(".gz") else open
-    try:
-        with opener(path, "rb") as f:
-            return sum(1 for _ in f)
-    except (OSError, EOFError, ValueError, zlib.error):  # truncated or not gzip: the reader reports it
-        return None
-

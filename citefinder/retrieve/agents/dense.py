@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from citefinder.index.vectors import dense_search
+from citefinder.index.vectors import dense_search, query_encoder
+from citefinder.library.query_side import SAME
 from citefinder.retrieve.base import TextAgent
 from citefinder.types import Hit, Query, StageTrace
 
@@ -27,12 +28,14 @@ class DenseAgent(TextAgent):
         return dense_search(self.library, text, self.k)
 
     def finish_trace(self, trace: StageTrace) -> StageTrace:
-        """Say which encoder embedded the query, and how much of the library has vectors when some papers still
-        await them."""
+        """Say which encoder embedded the query (and why, when it is not the one asked for), and how much of the
+        library has vectors when some papers still await them."""
+        encoder, said = query_encoder(self.library)
         side = self.library.query_side
-        trace = replace(trace, details={**trace.details, "query_encoder": side.name})
-        if side.note:
-            trace = replace(trace, message=f"{trace.message}; {side.note}" if trace.message else side.note)
+        label = side.name if side.name != SAME else getattr(encoder, "name", "")
+        trace = replace(trace, details={**trace.details, "query_encoder": label})
+        if said:
+            trace = replace(trace, message=f"{trace.message}; {said}" if trace.message else said)
         pending = self.library.pending_count()
         if not pending:
             return trace
