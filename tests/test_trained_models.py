@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citefinder.config import Settings
 from citefinder.library import bert, shipped
 from citefinder.library.embedder import MINILM, MPNET, Embedder
 from citefinder.library.query_side import SAME, TRAINED, query_side

@@ -38,8 +38,7 @@ def query_side(setting: str, library_embedder: Embedder) -> QuerySide:
                              f"papers were embedded by {library_embedder.name!r}, which embeds the queries too")
         if not available(QUERY_ENCODER):
             return QuerySide(library_embedder, SAME, "this installation has no trained query encoder")
-        folder = str(model_folder(QUERY_ENCODER))
-        return QuerySide(Embedder(folder, library_embedder.max_seq_length, library_embedder.batch_size), TRAINED, "")
-    folder = Path(choice).expanduser()
-    return QuerySide(Embedder(str(folder), library_embedder.max_seq_length, library_embedder.batch_size),
-                     str(folder), "")
+        trained = str(model_folder(QUERY_ENCODER))
+        return QuerySide(Embedder(trained, library_embedder.max_seq_length, library_embedder.batch_size), TRAINED, "")
+    folder = str(Path(choice).expanduser())
+    return QuerySide(Embedder(folder, library_embedder.max_seq_length, library_embedder.batch_size), folder, "")
