@@ -78,6 +78,9 @@ def run_import(args: argparse.Namespace, library: Any) -> int:
     filters = parse_filters(list(args.where) + ([f"split={args.split}"] if args.split else []))
     packs = [p for p in args.paths if p.name.lower().endswith(PACK_SUFFIXES)]
     projects = [p for p in args.paths if p not in packs]
+    missing = [p for p in args.paths if not p.exists()]
+    if missing:
+        raise InputError(f"{', '.join(str(p) for p in missing)}: no such file; nothing was imported.")
     unknown = [p for p in projects if p.exists() and not is_latex_project(p)]
     if unknown:
         raise InputError(f"{unknown[0]}: neither a context pack (.jsonl, .jsonl.gz) nor a LaTeX project "

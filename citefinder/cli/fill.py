@@ -60,8 +60,7 @@ def output_flags(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
             raise InputError("-o/--output is the filled draft (--filled is its old name): give one of them.")
         output = filled
     if output is not None and output.suffix.lower() == ".bib" and not args.bib and bib_out is None:
-        print(f"  note: -o {output.name} is read as --bib-out {output.name} (-o now names the filled draft)",
-              file=sys.stderr)
+        args.said_bib_out = True
         output, bib_out = None, output
     if bib_out is not None and args.bib:
         raise InputError("--bib-out writes the papers chosen from the library; with --bib the draft cites your "
@@ -122,6 +121,14 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     if output is not None and output.suffix.lower() == ".bib":
         raise InputError(f"-o is the filled draft, not a .bib ({output.name}); the references file is --bib-out, "
                          "and with --bib the draft cites your .bib's keys (nothing was written).")
+    if getattr(args, "said_bib_out", False):
+        print(f"  note: -o {bib_out.name if bib_out else ''} is read as --bib-out (-o now names the filled draft)",
+              file=sys.stderr)
+    for b in project.bibliographies if not args.bib else ():
+        if not b.is_file():
+            print(f"  {project.main.name} names {b.name}, which is not there", file=sys.stderr)
+    if bibs and not args.bib:
+        print(f"citing the keys of {', '.join(b.name for b in bibs)} (named in {project.main.name})", file=sys.stderr)
     text = project.text
     if bibs:
         from citefinder.pipeline.pipeline import Pipeline
@@ -190,14 +197,8 @@ def draft_name(project: Any) -> str:
 
 
 def _named_bibs(project: Any) -> list[Path]:
-    """The .bib files the project names (``\\bibliography{refs}``), those that exist; the others are said."""
-    found = [b for b in project.bibliographies if b.is_file()]
-    for b in project.bibliographies:
-        if not b.is_file():
-            print(f"  {project.main.name} names {b.name}, which is not there", file=sys.stderr)
-    if found:
-        print(f"citing the keys of {', '.join(b.name for b in found)} (named in {project.main.name})", file=sys.stderr)
-    return found
+    """The .bib files the project names (``\\bibliography{refs}``), those that exist."""
+    return [b for b in project.bibliographies if b.is_file()]
 
 
 def _outputs(args: argparse.Namespace, project: Any, output: Path | None, *, bib_mode: bool) -> dict[int, Path]:
@@ -222,7 +223,7 @@ def _output_of(path: Path, *, in_place: bool) -> Path:
 
 
 def _plan_output(plan: Any, project: Any, i: int, path: Path, *, named: bool, in_place: bool) -> None:
-    in_place = in_place and project.latex and path == project.files[i].path
+    in_place = in_place and not named and project.latex and path == project.files[i].path
     label = "-o" if named else ("--in-place" if in_place else f"the filled copy of {project.files[i].path.name}")
     plan.target(label, path, in_place=in_place)
 
