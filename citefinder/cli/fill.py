@@ -55,13 +55,13 @@ def output_flags(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
     ``-o X.bib`` without ``--bib`` is the old spelling of ``--bib-out`` (a .bib is never a filled draft)."""
     output, bib_out = args.output, getattr(args, "bib_out", None)
     filled = getattr(args, "filled", None)
+    if output is not None and output.suffix.lower() == ".bib" and not args.bib and bib_out is None:
+        args.said_bib_out = True
+        output, bib_out = None, output
     if filled is not None:
         if output is not None:
             raise InputError("-o/--output is the filled draft (--filled is its old name): give one of them.")
         output = filled
-    if output is not None and output.suffix.lower() == ".bib" and not args.bib and bib_out is None:
-        args.said_bib_out = True
-        output, bib_out = None, output
     if bib_out is not None and args.bib:
         raise InputError("--bib-out writes the papers chosen from the library; with --bib the draft cites your "
                          ".bib's keys and no .bib is written: drop one of them.")
