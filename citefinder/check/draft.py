@@ -102,8 +102,12 @@ def check_project(
     checked = check_citations(pipeline, citations, doc_of, draft=draft_context(project.text), where=where,
                               progress=progress)
     stored = {p.doc_id: p for p in pipeline.library.get(sorted(set(doc_of.values())))}
-    nocited = list(scan_latex(project.text).nocited)
-    problems = bib_problems(entries, [c.key for c in citations] + [k for k in nocited if k != "*"], doc_of, stored,
+    scan = scan_latex(project.text)
+    nocited = list(scan.nocited)
+    # keys cited by the preamble's macros (\newcommand{\bm}{\cite{bm25}}) are cited, though not checked
+    in_macros = [k for c in scan.cites if scan.body is not None and c.start < scan.body[0] for k in c.cited]
+    problems = bib_problems(entries, [c.key for c in citations] + [k for k in nocited if k != "*"] + in_macros,
+                            doc_of, stored,
                             nocite_all="*" in nocited, reference=reference,
                             reference_name=reference.folder.name if reference is not None else "")
     return CheckReport(tuple(checked), tuple(problems), tuple(str(b) for b in bibs), pipeline.library.count(),
