@@ -61,7 +61,7 @@ class LibraryWrites(LibraryCore):
             batch_keys: dict[str, Identity] = {}  # keys of papers in the batch not yet stored
             fresh: set[str] = set()  # doc_ids added by this call
             rekey: dict[str, Paper] = {}  # stored doc_id -> the duplicate that gives it its key and entry text
-            given: set[str] = set()  # every key this import names
+            given: set[str] = set()  # every key a .bib entry of this import names
             self._mark_dirty(True)
             try:
                 for seen, item in enumerate(papers, start=1):
@@ -78,12 +78,17 @@ class LibraryWrites(LibraryCore):
                             who = identity(paper)
                             known = [keys.get(k) or batch_keys.get(k) for k in pkeys]
                             match = next((m for k, m in zip(pkeys, known, strict=True) if same_work(k, m, who)), None)
-                            if paper.key:
+                            bib_entry = bibentry.from_bib(paper)
+                            if paper.key and bib_entry:
                                 given.add(paper.key)
                             if match is not None:
                                 dupes += 1
-                                if (paper.key or paper.bibtex) and match.doc_id not in fresh:
-                                    rekey.setdefault(match.doc_id, paper)  # a re-imported .bib updates the key and text
+                                # a re-imported .bib updates the key and text; within one import a .bib entry
+                                # becomes the entry of a work read first from another file
+                                if (paper.key or paper.bibtex) and (match.doc_id not in fresh or bib_entry):
+                                    if bib_entry and not bibentry.from_bib(rekey.get(match.doc_id, paper)):
+                                        rekey[match.doc_id] = paper
+                                    rekey.setdefault(match.doc_id, paper)
                             else:
                                 fresh.add(paper.doc_id)
                                 for k in pkeys:
