@@ -192,8 +192,9 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
 
 
 def draft_name(project: Any) -> str:
-    """The draft's name in the memory (its citations are co-cited with each other)."""
-    return f"draft:{project.main.name}"
+    """The draft's name in the memory (its citations are co-cited with each other): its resolved path, so two
+    projects whose main file is ``main.tex`` are two drafts."""
+    return f"draft:{project.main}"
 
 
 def _named_bibs(project: Any) -> list[Path]:

@@ -186,6 +186,13 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False,
         old["doc_id"] for ident, old in previous.items()
         if ident not in entries and old.get("owned") and old["doc_id"] not in kept and old["doc_id"] not in others
     ]
+    if gone and failures:  # an entry that could not be read (one unclosed brace) is no entry deleted: keep its paper
+        notes.append(f"{len(failures)} entr{'y' if len(failures) == 1 else 'ies'} could not be read; the "
+                     f"{len(set(gone))} paper{'s' if len(set(gone)) != 1 else ''} of entries missing from this "
+                     "read are kept until the file reads cleanly")
+        entries.update({ident: old for ident, old in previous.items() if ident not in entries
+                        and old["doc_id"] in set(gone)})
+        gone = []
     removed = library.remove(sorted(set(gone))) if gone else 0
     embedded = library.update_papers(updates) if updates else 0
 
