@@ -107,7 +107,10 @@ def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Pat
         plan.put(args.markdown, markdown(report, f"Citation check of {project.main.name}").encode("utf-8"))
     plan.commit()
     if settings.learn_from_picks:  # the citations that fit, kept as the user wrote them, join the memory
-        _learn(args, settings, library, project, lambda: fitting_pairs(project, report), "check")
+        from citefinder.text.written import cites_written
+
+        ours = cites_written([f.path for f in project.files])  # what CiteFinder wrote is not the user's choice
+        _learn(args, settings, library, project, lambda: fitting_pairs(project, report, ours), "check")
     return 1 if report.likely_wrong else 0
 
 
