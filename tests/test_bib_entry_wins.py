@@ -28,15 +28,19 @@ def _files(tmp_path):
 
 
 @pytest.mark.parametrize("order", ["bib first", "csl first", "one command, csl first"])
-def test_the_users_bib_entry_keeps_its_key_and_text(tmp_path, order):
+def test_the_users_bib_entry_keeps_its_key_and_text(tmp_path, capsys, order):
     ours, zotero = _files(tmp_path)
     lib = str(tmp_path / "lib")
     if order == "bib first":
         assert main(["library", "import", str(ours), "--library", lib]) == 0
         assert main(["library", "import", str(zotero), "--library", lib]) == 0
+        assert "duplicates skipped 1" in capsys.readouterr().out  # nothing changed: a duplicate skipped
     elif order == "csl first":
         assert main(["library", "import", str(zotero), "--library", lib]) == 0
+        capsys.readouterr()
         assert main(["library", "import", str(ours), "--library", lib]) == 0
+        # the stored paper took the .bib's key and entry: an update, said, never "skipped"
+        assert "added 0, updated 1 (mueller2024sparse), duplicates skipped 0" in capsys.readouterr().out
     else:
         assert main(["library", "import", str(zotero), str(ours), "--library", lib]) == 0
     library = Library.open(Settings(library=lib))

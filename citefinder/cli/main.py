@@ -130,7 +130,10 @@ def _print_report(report: Any, lib: Any) -> None:
     """The import summary and its failures; every line from user data made terminal-safe."""
     from citefinder.text.textsafe import terminal_safe
 
-    print(f"added {report.added}, duplicates skipped {report.duplicates}, failures {len(report.failures)} "
+    updated = getattr(report, "updated", ())
+    changed = f"updated {len(updated)} ({', '.join(updated[:10])}{', ...' if len(updated) > 10 else ''}), " \
+        if updated else ""
+    print(f"added {report.added}, {changed}duplicates skipped {report.duplicates}, failures {len(report.failures)} "
           f"in {report.elapsed_s:.1f} s; library now holds {lib.count()} papers")
     for f in report.failures[:50]:
         print(terminal_safe(f"  failed: {f.source}: {f.reason}"))

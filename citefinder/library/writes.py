@@ -101,8 +101,7 @@ class LibraryWrites(LibraryCore):
                         progress(seen, total)
                 if batch:
                     self._store_batch(batch, keys, added, failures, defer_embedding)
-                if rekey:
-                    self._adopt(rekey, keep=given)
+                updated = self._adopt(rekey, keep=given) if rekey else []
             except BaseException as e:
                 # an interrupt can land between a batch reaching the store and its bookkeeping: count the store
                 stored = self._stored_since(before, len(added))
@@ -110,7 +109,9 @@ class LibraryWrites(LibraryCore):
                 self._finish_after_failure(changed=bool(stored))
                 raise self._aborted(e, report, "import") from e
             self._commit(changed=bool(added) or bool(rekey))
-        return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
+        changed = tuple(p.key or p.doc_id for p in updated)
+        return ImportReport(len(added), dupes - len(changed), tuple(failures), tuple(added), time.perf_counter() - t0,
+                            updated=changed)
 
     def import_files(
         self, paths: Sequence[Path | str], *, progress: Progress | None = None, defer_embedding: bool = False,
@@ -256,7 +257,7 @@ class LibraryWrites(LibraryCore):
             self._commit(changed=True)
             return len(changed)
 
-    def _adopt(self, duplicates: dict[str, Paper], *, keep: set[str] | None = None) -> None:
+    def _adopt(self, duplicates: dict[str, Paper], *, keep: set[str] | None = None) -> list[Paper]:
         """Stored papers (doc_id -> a duplicate just read) take the duplicate's citation key and, when it
         came from a .bib, its entry text and file: a re-imported .bib updates the key, and the user's own
         entry replaces the sample library's (the paper stops being a sample). Nothing is embedded. A paper
@@ -265,7 +266,7 @@ class LibraryWrites(LibraryCore):
         renamed = [new for p in self.get(list(duplicates)) if not (keep and p.key in keep)
                    and (new := bibentry.adopted(p, duplicates[p.doc_id])) != p]
         if not renamed:
-            return
+            return []
         log.info("updating the citation key and entry of %d stored papers", len(renamed))
         in_chroma = {p.doc_id for p in self._chroma_get([p.doc_id for p in renamed])}
         if in_chroma:
@@ -273,6 +274,7 @@ class LibraryWrites(LibraryCore):
             self._collection.update(ids=sorted(in_chroma), metadatas=[
                 {k: getattr(by_id[i], k) for k in ("key", "bibtex", "position", "source")} for i in sorted(in_chroma)])
         self._pending.replace([p for p in renamed if p.doc_id not in in_chroma])
+        return renamed
 
     def _store_batch(
         self,
