@@ -45,7 +45,7 @@ def check_bib(name: str, data: bytes) -> tuple[int, str | None]:
         return 0, f"{name}: pair a BibTeX (.bib) or CSL-JSON (.json) file."
     with tempfile.TemporaryDirectory(prefix="citefinder-pair-") as tmp:
         path = Path(tmp) / safe
-        path.write_bytes(data)
+        atomic_write(path, data)
         items = list(read_papers(path))
     papers = [p for p in items if isinstance(p, Paper)]
     if papers:
