@@ -176,7 +176,7 @@ def open_draft(settings: Settings, wanted: str) -> None:
         save_workspace(settings)
     draft = workspace.load_draft(library_folder(settings), wanted)
     if draft is not None:
-        _forget_page(keep_pairing=False)
+        _forget_page(keep_pairing=True)  # the upload seen stays seen: it is not read again as a new draft
         load_into_session(settings, draft)
 
 
