@@ -75,6 +75,36 @@ def test_two_tabs_keep_their_own_drafts_and_picks_stay_with_theirs(new_tab, samp
     assert len(two.session_state[state.CITE_RUN].results) == 2
 
 
+def test_undo_forgets_the_pick_it_takes_back_and_only_that(new_tab, sample_library, monkeypatch):
+    from citefinder.config import Settings
+    from citefinder.library.contexts import api
+    from citefinder.library.contexts.memory import memory_of
+    from citefinder.library.store import Library
+
+    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "true")
+    library = Library.open(Settings(library=sample_library))
+    api.forget(library, ["user"])
+    at = new_tab()
+    at.run()
+    at.text_area(key=state.CITE_TEXT).set_value(TWO_SLOTS).run()
+    _button(at, "Find citations").click().run()
+    run = at.session_state[state.CITE_RUN]
+    first = run.results[0].candidates[1].paper.doc_id
+    second = run.results[1].candidates[1].paper.doc_id
+    next(b for b in at.button if b.key == f"{run.pick_key(0)}_2").click().run()
+    next(b for b in at.button if b.key == f"{run.pick_key(1)}_2").click().run()
+
+    def learned() -> set[str]:
+        return {r.doc_id for r in memory_of(Library.open(Settings(library=sample_library))).matched_rows()
+                if r.origin == "user"}
+
+    assert {first, second} <= learned()
+    _button(at, "Undo").click().run()  # takes back the second pick only
+    assert not at.exception and 1 not in at.session_state[state.CITE_CHOICES]
+    assert first in learned() and second not in learned()
+    api.forget(library, ["user"])
+
+
 def test_an_unreadable_record_is_said_on_the_page_and_kept(new_tab, sample_library):
     bad = workspace.draft_path(sample_library, "broken")
     bad.parent.mkdir(parents=True, exist_ok=True)
