@@ -38,3 +38,13 @@ def test_a_cite_in_a_preamble_macro_is_not_checked_but_counts_as_cited():
     entries = {k: Paper(f"t:{k}", k) for k in [*MULTI, "robertson2009"]}
     problems = bib_problems(entries, [c.key for c in find_citations(TEX)] + in_macros, {}, {})
     assert not [p for p in problems if p.kind == UNCITED]  # none listed as "never cited"
+
+
+def test_a_placeholder_in_a_preamble_macro_is_no_slot():
+    from citefinder.text.slots import find_slots
+
+    tex = ("\\documentclass{article}\n\\newcommand{\\todo}{\\citep{?} [CITATION]}\n\\begin{document}\n"
+           "Real text about dense retrieval [CITATION].\n\\end{document}\n")
+    slots = find_slots(tex, latex=True)
+    assert [s.marker for s in slots] == ["[CITATION]"]
+    assert "newcommand" not in slots[0].sentence and slots[0].sentence.startswith("Real text")
