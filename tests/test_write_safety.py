@@ -227,3 +227,31 @@ def _slots(text: str):
     from citefinder.text.slots import find_slots
 
     return find_slots(text, latex=True)
+
+
+def test_the_filled_copies_include_each_other_down_the_tree(tmp_path):
+    from citefinder.cli.fill import _outputs, _plan_output, _put_filled
+    from citefinder.cli.outputs import project_plan
+    from citefinder.text.project import read_project
+    from citefinder.text.slots import find_slots
+
+    (tmp_path / "sections").mkdir()
+    (tmp_path / "main.tex").write_text("\\begin{document}\n\\input{sections/part}\n\\end{document}\n")
+    (tmp_path / "sections" / "part.tex").write_text("Part.\n\\input{sections/leaf}\n")
+    (tmp_path / "sections" / "leaf.tex").write_text("Dense retrieval works \\citep{?}.\n")
+    project = read_project(tmp_path / "main.tex")
+    plan = project_plan(project, [], None)
+
+    class Args:
+        in_place = False
+
+    outputs = _outputs(Args(), project, None, bib_mode=True)
+    for i, path in outputs.items():
+        _plan_output(plan, project, i, path, named=False, in_place=False)
+    slots = find_slots(project.text, latex=True)
+    _put_filled(plan, project, slots, {slots[0].index: ["karpukhin2020"]}, "\\cite", outputs, in_place=False)
+    plan.commit()
+    assert "\\input{sections/part.cited}" in (tmp_path / "main.cited.tex").read_text()
+    assert "\\input{sections/leaf.cited}" in (tmp_path / "sections" / "part.cited.tex").read_text()
+    assert "\\citep{karpukhin2020}" in (tmp_path / "sections" / "leaf.cited.tex").read_text()
+    assert (tmp_path / "sections" / "part.tex").read_text() == "Part.\n\\input{sections/leaf}\n"  # untouched

@@ -232,7 +232,8 @@ def _plan_output(plan: Any, project: Any, i: int, path: Path, *, named: bool, in
 def _put_filled(plan: Any, project: Any, slots: list[Any], keys: Mapping[int, Sequence[str]], command: str,
                 outputs: dict[int, Path], *, in_place: bool) -> list[Path]:
     """Queue each filled file (the main one always, when it has an output; the others when they changed), with
-    the cites CiteFinder wrote into it; a main file not filled in place ``\\input``s the filled copies."""
+    the cites CiteFinder wrote into it; a copy ``\\input``s the filled copies of the files it includes (and a file
+    that includes a filled copy's original gets a copy of its own)."""
     from citefinder.cli.outputs import point_includes
     from citefinder.text.written import new_cites
 
@@ -241,14 +242,23 @@ def _put_filled(plan: Any, project: Any, slots: list[Any], keys: Mapping[int, Se
         if i not in outputs and outputs:
             outputs[i] = _output_of(project.files[i].path, in_place=in_place and project.latex)
             _plan_output(plan, project, i, outputs[i], named=False, in_place=in_place)
-    renamed = {project.files[i].path: outputs[i] for i in changed if i in outputs and i != 0}
+    renamed = {project.files[i].path: outputs[i] for i in changed
+               if i in outputs and i != 0 and outputs[i] != project.files[i].path}
+    grew = bool(renamed)
+    while grew:  # a file that includes a filled copy's original gets a copy too, so the whole tree is filled
+        grew = False
+        for i, f in enumerate(project.files):
+            if i and f.path not in renamed and point_includes(project, f.text, renamed) != f.text:
+                outputs[i] = renamed[f.path] = cited_name(f.path)
+                _plan_output(plan, project, i, outputs[i], named=False, in_place=False)
+                grew = True
     written = []
     for i, path in outputs.items():
         source = project.files[i]
-        if i not in changed and (i != 0 or path == source.path):
+        if i not in changed and (i != 0 or path == source.path) and source.path not in renamed:
             continue
         text = changed.get(i, source.text)
-        if i == 0 and path != source.path:
+        if path != source.path:
             text = point_includes(project, text, renamed)
         plan.put(path, text, codec=source.encoding, bom=source.bom, source=source.path,
                  cites=new_cites(source.text, text))
