@@ -229,7 +229,9 @@ def draft_input(settings: Settings) -> str:
         st.session_state[state.CITE_UPLOAD_SEEN] = upload.file_id
         try:
             text = extract_draft_text(upload.getvalue(), upload.name)
-            new_draft(settings)  # another file is another draft: nothing of the last one is carried into it
+            if upload.name != st.session_state.get(state.CITE_SOURCE):
+                new_draft(settings)  # another file is another draft: nothing of the last one is carried into it
+            # (the same file again, edited, is the same draft: its picks follow their sentences)
             st.session_state[state.CITE_UPLOAD_SEEN] = upload.file_id
             st.session_state[state.CITE_TEXT] = text
             st.session_state[state.CITE_SOURCE] = upload.name
