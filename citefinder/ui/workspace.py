@@ -20,6 +20,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,7 @@ def save_draft(library_folder: str | Path, draft: Draft) -> Path:
     """Write ``draft`` as its own file for this library (atomically); returns the file's path."""
     path = draft_path(library_folder, draft.draft_id or "default")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and _read(path) is None:  # never write over a record that could not be read
+    if path.exists() and _summary_of(path) is None:  # never write over a record that could not be read
         _move_aside(path)
     atomic_write(path, json.dumps(draft.to_dict(), ensure_ascii=False).encode("utf-8"))
     return path
@@ -166,6 +167,53 @@ def list_drafts(library_folder: str | Path) -> list[Draft]:
         else:
             drafts.append(draft)
     return sorted(drafts, key=lambda d: d.saved_at, reverse=True)
+
+
+@dataclass(frozen=True)
+class DraftSummary:
+    """What the page lists of a saved draft (read once per version of its file)."""
+
+    draft_id: str
+    title: str
+    saved_at: float
+    slots: int
+    picks: int
+
+
+@lru_cache(maxsize=256)
+def _summary(path: str, mtime_ns: int, size: int) -> DraftSummary | None:
+    """A draft file's summary, or None when it cannot be read (cached by the file's version: a rerun of the
+    page reads no draft again)."""
+    draft = _read(Path(path))
+    if draft is None:
+        return None
+    return DraftSummary(draft.draft_id, draft.title, draft.saved_at, len(draft.results),
+                        sum(1 for ids in draft.choices.values() if ids))
+
+
+def _summary_of(path: Path) -> DraftSummary | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _summary(str(path), st.st_mtime_ns, st.st_size)
+
+
+def summaries(library_folder: str | Path, *, but: str | None = None) -> list[DraftSummary]:
+    """The saved drafts of this library (``but`` that one), the one saved last first, without reading any file
+    twice (an unreadable one is moved aside, see :func:`unreadable`)."""
+    _migrate(library_folder)
+    folder = _folder(library_folder) / DRAFTS
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        if path.stem == but:
+            continue
+        summary = _summary_of(path)
+        if summary is None:
+            _move_aside(path)
+        else:
+            out.append(summary)
+    return sorted(out, key=lambda d: d.saved_at, reverse=True)
 
 
 def _latest(library_folder: str | Path) -> tuple[str, Draft] | None:

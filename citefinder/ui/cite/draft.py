@@ -267,7 +267,7 @@ def draft_input(settings: Settings) -> str:
 def other_drafts(settings: Settings) -> None:
     """The library's other saved drafts, each to reopen here; a record that could not be read, said."""
     folder = library_folder(settings)
-    drafts = [d for d in workspace.list_drafts(folder) if d.draft_id != draft_id()]
+    drafts = workspace.summaries(folder, but=draft_id())
     for path in workspace.unreadable(folder):
         st.warning(f"A saved draft could not be read; it is kept, untouched, as {escape_markdown(path)} "
                    "(nothing was written over it).", icon=":material/report:")
@@ -276,10 +276,9 @@ def other_drafts(settings: Settings) -> None:
     with st.expander(f"Your other drafts in this library ({len(drafts)})", icon=":material/folder_open:"):
         for d in drafts[:20]:
             when = datetime.fromtimestamp(d.saved_at).strftime("%Y-%m-%d %H:%M") if d.saved_at else ""
-            n = sum(1 for ids in d.choices.values() if ids)
             row = st.container(horizontal=True, vertical_alignment="center")
-            row.markdown(f"**{escape_markdown(d.title)}** · {when} · {len(d.results)} slots, "
-                         f"{n} pick{'s' if n != 1 else ''}")
+            row.markdown(f"**{escape_markdown(d.title)}** · {when} · {d.slots} slots, "
+                         f"{d.picks} pick{'s' if d.picks != 1 else ''}")
             row.button("Open", key=f"cite_open_{d.draft_id}", on_click=open_draft, args=(settings, d.draft_id),
                        help="Open this draft here, with its own results and picks (this one stays saved)")
 
