@@ -90,7 +90,8 @@ def test_each_draft_is_its_own_file_and_the_legacy_one_is_read(tmp_path):
     assert listed[2].choices == {0: ("t:a",)} and not legacy.exists()
     assert workspace.load_draft(tmp_path).draft_id == "a1"
     listed = workspace.summaries(tmp_path, but="a1")  # what the page lists: the other drafts, cheaply
-    assert [(d.draft_id, d.title, d.picks) for d in listed] == [("b1", "b.tex", 1), ("last-draft", "Old [CITATION].", 1)]
+    assert [(d.draft_id, d.title, d.picks) for d in listed] == [("b1", "b.tex", 1),
+                                                                ("last-draft", "Old [CITATION].", 1)]
 
 
 def test_user_settings_keep_changes_but_never_the_key(tmp_path, monkeypatch, user_settings_file):
