@@ -284,10 +284,12 @@ class ImportReport:
     failures: tuple[ImportFailure, ...] = ()
     added_ids: tuple[str, ...] = ()
     elapsed_s: float = 0.0
+    updated: tuple[str, ...] = ()  # stored papers this import changed (their keys): not skipped duplicates
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "added": self.added,
+            "updated": list(self.updated),
             "duplicates": self.duplicates,
             "failures": [asdict(f) for f in self.failures],
             "elapsed_s": round(self.elapsed_s, 3),

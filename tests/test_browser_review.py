@@ -231,11 +231,14 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
     area.press("Control+Enter")
     idle(page)
     yes = page.get_by_role("button", name="Yes, find them again")
-    click(page, page.get_by_role("button", name="Find citations"), then=yes)
+    click(page, page.get_by_role("button", name="Find citations"))  # it asks in a dialog over the page
+    yes.wait_for(timeout=FILL_MS)
     assert "Kept 4 picks (their sentences did not change); 1 slot changed" in page.locator(
         ".st-key-cite_confirm_rerun").inner_text()  # it asks first, saying what it keeps
     click(page, yes)
-    page.get_by_text("Kept 4 picks (their sentences did not change); 1 slot changed").wait_for(timeout=FILL_MS)
+    page.get_by_role("dialog").wait_for(state="hidden", timeout=FILL_MS)  # the question (a dialog) is answered
+    page.locator("[data-testid='stMain']").get_by_text(
+        "Kept 4 picks (their sentences did not change); 1 slot changed").wait_for(timeout=FILL_MS)
     for reload in (False, True):
         if reload:
             page.goto(url)

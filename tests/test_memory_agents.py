@@ -195,8 +195,8 @@ def test_cli_imports_packs_and_latex_projects_and_reports_counts(library, tmp_pa
     assert stats["contexts"] == counts["contexts"] and stats["papers_cited"] == counts["papers_cited"]
     assert main(["contexts", "clear", "--origin", "latex", *lib]) == 0
     assert "forgot 4 contexts" in capsys.readouterr().out
-    assert main(["contexts", "import", str(tmp_path / "nothing.txt"), *lib]) == 0  # reported, not fatal
-    assert "no such file" in capsys.readouterr().out
+    assert main(["contexts", "import", str(tmp_path / "nothing.txt"), *lib]) == 2  # a missing file: non-zero
+    assert "no such file" in capsys.readouterr().err
     (tmp_path / "notes.txt").write_text("hello")
     assert main(["contexts", "import", str(tmp_path / "notes.txt"), *lib]) == 2
     assert "neither a context pack" in capsys.readouterr().err

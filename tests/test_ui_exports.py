@@ -65,10 +65,11 @@ def test_results_json_is_slot_results_plus_the_users_choice():
 
 
 def test_filled_name():
-    assert exports.filled_name("paper.tex") == "paper-cited.tex"
-    assert exports.filled_name("notes.MD") == "notes-cited.md"
-    assert exports.filled_name("draft.pdf") == "draft-cited.txt"
-    assert exports.filled_name(None) == "draft-cited.txt"
+    # the names citefinder fill gives them (cli.outputs.cited_name): one name for one thing
+    assert exports.filled_name("paper.tex") == "paper.cited.tex"
+    assert exports.filled_name("notes.MD") == "notes.cited.md"
+    assert exports.filled_name("draft.pdf") == "draft.cited.txt"
+    assert exports.filled_name(None) == "draft.cited.txt"
 
 
 def test_candidates_frame_has_a_rank_per_stage():

@@ -49,7 +49,7 @@ def test_saved_draft_round_trips_results_and_picks(tmp_path):
     draft = workspace.Draft("Attention is all you need [CITATION].", "draft.tex", (result(),), {0: ("t:x",)},
                             {"t:x": other}, elapsed_s=1.5)
     path = workspace.save_draft(tmp_path / "lib", draft)
-    assert path == tmp_path / "lib" / "workspace" / "last-draft.json"
+    assert path == tmp_path / "lib" / "workspace" / "drafts" / "default.json"  # no id given: the default draft
     back = workspace.load_draft(tmp_path / "lib")
     assert back.results == (result(),)
     assert (back.text, back.source_name, back.choices, back.extra_papers) == (draft.text, "draft.tex",
@@ -59,11 +59,39 @@ def test_saved_draft_round_trips_results_and_picks(tmp_path):
     assert workspace.load_draft(tmp_path / "lib") is None
 
 
-def test_unreadable_draft_is_ignored(tmp_path):
-    path = workspace.draft_path(tmp_path)
+def test_an_unreadable_draft_is_moved_aside_never_overwritten(tmp_path):
+    path = workspace.draft_path(tmp_path, "d1")
     path.parent.mkdir(parents=True)
     path.write_text("{not json", encoding="utf-8")
     assert workspace.load_draft(tmp_path) is None
+    assert not path.exists() and workspace.unreadable(tmp_path) == [path.with_name("d1.json.unreadable")]
+    assert workspace.unreadable(tmp_path)[0].read_text(encoding="utf-8") == "{not json"  # kept as it was
+    # the next save of that draft writes a new record; the unreadable one stays, and a second one is kept too
+    path.write_text("{again not json", encoding="utf-8")
+    workspace.save_draft(tmp_path, workspace.Draft("A [CITATION].", draft_id="d1"))
+    assert workspace.load_draft(tmp_path, "d1").text == "A [CITATION]."
+    assert [p.read_text(encoding="utf-8") for p in workspace.unreadable(tmp_path)] == ["{not json", "{again not json"]
+
+
+def test_each_draft_is_its_own_file_and_the_legacy_one_is_read(tmp_path):
+    legacy = tmp_path / "workspace" / "last-draft.json"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text('{"version": 2, "text": "Old [CITATION].", "choices": {"0": ["t:a"]}, "saved_at": 1}',
+                      encoding="utf-8")
+    a = workspace.Draft("Draft A [CITATION].", "a.tex", choices={0: ("t:x",)}, draft_id="a1")
+    b = workspace.Draft("Draft B [CITATION].", "b.tex", choices={0: ("t:y",)}, draft_id="b1")
+    workspace.save_draft(tmp_path, a)
+    workspace.save_draft(tmp_path, b)
+    workspace.save_draft(tmp_path, workspace.Draft(a.text, "a.tex", choices={0: ("t:z",)}, draft_id="a1"))
+    assert workspace.load_draft(tmp_path, "b1").choices == {0: ("t:y",)}  # A's save never touched B
+    assert workspace.load_draft(tmp_path, "a1").choices == {0: ("t:z",)}
+    listed = workspace.list_drafts(tmp_path)
+    assert [d.draft_id for d in listed] == ["a1", "b1", "last-draft"]  # the one saved last first
+    assert listed[2].choices == {0: ("t:a",)} and not legacy.exists()
+    assert workspace.load_draft(tmp_path).draft_id == "a1"
+    listed = workspace.summaries(tmp_path, but="a1")  # what the page lists: the other drafts, cheaply
+    assert [(d.draft_id, d.title, d.picks) for d in listed] == [("b1", "b.tex", 1),
+                                                                ("last-draft", "Old [CITATION].", 1)]
 
 
 def test_user_settings_keep_changes_but_never_the_key(tmp_path, monkeypatch, user_settings_file):

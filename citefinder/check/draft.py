@@ -4,7 +4,7 @@ hygiene (:mod:`citefinder.check.bib`), and replacing a key where the user chose 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from citefinder.library.store import Library
     from citefinder.pipeline.pipeline import Pipeline
     from citefinder.text.project import Project
+    from citefinder.text.written import Cite
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,12 @@ def check_project(
     checked = check_citations(pipeline, citations, doc_of, draft=draft_context(project.text), where=where,
                               progress=progress)
     stored = {p.doc_id: p for p in pipeline.library.get(sorted(set(doc_of.values())))}
-    nocited = list(scan_latex(project.text).nocited)
-    problems = bib_problems(entries, [c.key for c in citations] + [k for k in nocited if k != "*"], doc_of, stored,
+    scan = scan_latex(project.text)
+    nocited = list(scan.nocited)
+    # keys cited by the preamble's macros (\newcommand{\bm}{\cite{bm25}}) are cited, though not checked
+    in_macros = [k for c in scan.cites if scan.body is not None and c.start < scan.body[0] for k in c.cited]
+    problems = bib_problems(entries, [c.key for c in citations] + [k for k in nocited if k != "*"] + in_macros,
+                            doc_of, stored,
                             nocite_all="*" in nocited, reference=reference,
                             reference_name=reference.folder.name if reference is not None else "")
     return CheckReport(tuple(checked), tuple(problems), tuple(str(b) for b in bibs), pipeline.library.count(),
@@ -136,12 +141,18 @@ def _chosen(citations: Sequence[Citation], fixes: Mapping[str, str]) -> dict[int
     return chosen
 
 
-def fitting_pairs(project: "Project", report: CheckReport) -> list[tuple[str, str]]:
+def fitting_pairs(project: "Project", report: CheckReport,
+                  written: Set["Cite"] = frozenset()) -> list[tuple[str, str]]:
     """(sentence, paper) of every citation the check judged to fit, the sentence with that cite command written
-    [CITATION]: what the memory learns from a checked draft. Doubtful and likely wrong ones teach nothing."""
+    [CITATION]: what the memory learns from a checked draft. Doubtful and likely wrong ones teach nothing, nor
+    does a cite CiteFinder wrote itself (``written``: :func:`citefinder.text.written.cites_written`)."""
+    from citefinder.text.written import Cite as Written
+    from citefinder.text.written import context
+
     citations = find_citations(project.text)
     return [(_sentence(citations[c.index]), report.key_docs[c.key]) for c in report.citations
-            if c.verdict == FITS and c.key in report.key_docs and c.index < len(citations)]
+            if c.verdict == FITS and c.key in report.key_docs and c.index < len(citations)
+            and Written(c.key, context(project.text, citations[c.index].slot.start)) not in written]
 
 
 def fixed_pairs(project: "Project", fixes: Mapping[str, str], doc_of: Mapping[str, str]) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from citefinder.cli.outputs import refuse_inputs, write_bytes
+from citefinder.cli.outputs import project_plan, said_backups
 from citefinder.errors import CitefinderError, InputError
 
 
@@ -32,7 +32,10 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> N
                    help="replace the cited key OLD by NEW everywhere it is cited (or #N=NEW: only citation N of the "
                         "check's table) and write each changed file beside its original as NAME.fixed.tex (-o: the "
                         "main file's name); no check is run")
-    p.add_argument("-o", "--output", type=Path, help="with --fix: where the main file goes")
+    p.add_argument("-o", "--output", type=Path, help="with --fix: the fixed main file (default MAIN.fixed.tex)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an output that is read-only or that CiteFinder did not write for this draft "
+                        "(never one of the draft's files, a .bib or the library)")
     common(p)
 
 
@@ -47,18 +50,31 @@ def run(args: argparse.Namespace, settings: Any, progress: Callable[[str, str], 
     project = read_draft(args.draft)
     if not project.latex:
         raise InputError(f"{args.draft.name}: check reads LaTeX; give the .tex file.")
-    if args.fix:
-        return _fix(args, settings, project, parse_fixes(args.fix))
     bibs = [b.expanduser().resolve() for b in args.bib or []] or [b for b in project.bibliographies if b.is_file()]
+    plan = _plan(args, settings, project, bibs)
+    if args.fix:
+        return _fix(args, settings, project, parse_fixes(args.fix), plan, bibs)
+    if args.output is not None:
+        raise InputError("-o is the fixed draft of --fix OLD=NEW; a check writes its report with --json or "
+                         "--markdown.")
     if not bibs:
         raise InputError(f"{args.draft.name} names no .bib that exists (\\bibliography{{...}}); give --bib REFS.bib.")
-    outputs = [(f"--{name}", p) for name, p in (("json", args.json_out), ("markdown", args.markdown)) if p]
-    refuse_inputs(outputs, [("the draft", f.path) for f in project.files] + [("your bibliography", b) for b in bibs])
-    return _check(args, settings, project, bibs, progress)
+    for name, path in (("--json", args.json_out), ("--markdown", args.markdown)):
+        if path is not None:
+            plan.target(name, path)
+    return _check(args, settings, project, bibs, progress, plan)
+
+
+def _plan(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path]) -> Any:
+    from citefinder.library.link import library_beside
+
+    explicit = args.library is not None
+    folder = library_beside(bibs[0]) if bibs and not explicit else Path(settings.library)
+    return project_plan(project, bibs, folder, force=getattr(args, "force", False))
 
 
 def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path],
-           progress: Callable[[str, str], Any]) -> int:
+           progress: Callable[[str, str], Any], plan: Any) -> int:
     from citefinder.check.draft import check_project, fitting_pairs
     from citefinder.check.report import markdown, table, to_json
     from citefinder.cli.fill import _bib_library
@@ -73,8 +89,8 @@ def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Pat
         reference = ReferenceLibrary.open(args.against)
         print(f"reference: {reference.count} papers in {reference.folder}", file=sys.stderr)
     settings, library, _keys = _bib_library(bibs, settings, explicit_library=args.library is not None)
-    outputs = [(f"--{name}", p) for name, p in (("json", args.json_out), ("markdown", args.markdown)) if p]
-    refuse_inputs(outputs, [("a file linked to the library", p) for p in linked_files(library)])
+    plan.protect("a file linked to the library", linked_files(library))
+    plan.protect_folder("the library folder", library.path)
     library.embedder.encode(["warm up"])
     pipeline = Pipeline(settings, library)
     update, close = progress("checking", "cite commands")
@@ -86,11 +102,15 @@ def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Pat
         print(terminal_safe(f"  could not read: {note}"), file=sys.stderr)
     print(terminal_safe(table(report)))
     if args.json_out:
-        write_bytes(args.json_out, to_json(report).encode("utf-8"))
+        plan.put(args.json_out, to_json(report).encode("utf-8"))
     if args.markdown:
-        write_bytes(args.markdown, markdown(report, f"Citation check of {project.main.name}").encode("utf-8"))
+        plan.put(args.markdown, markdown(report, f"Citation check of {project.main.name}").encode("utf-8"))
+    plan.commit()
     if settings.learn_from_picks:  # the citations that fit, kept as the user wrote them, join the memory
-        _learn(args, settings, library, project, lambda: fitting_pairs(project, report), "check")
+        from citefinder.text.written import cites_written
+
+        ours = cites_written([f.path for f in project.files])  # what CiteFinder wrote is not the user's choice
+        _learn(args, settings, library, project, lambda: fitting_pairs(project, report, ours), "check")
     return 1 if report.likely_wrong else 0
 
 
@@ -104,17 +124,31 @@ def _learn(args: argparse.Namespace, settings: Any, library: Any, project: Any,
                                                   settings=settings))
 
 
-def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str, str]) -> int:
-    from citefinder.check.draft import fix_project
+def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str, str], plan: Any,
+         bibs: list[Path]) -> int:
+    from citefinder.check.draft import bib_entries, fix_project
 
+    if args.json_out is not None or args.markdown is not None:
+        raise InputError("--fix writes the fixed draft only (no check is run): drop --json/--markdown.")
+    if bibs:  # a key no .bib holds would leave the draft citing nothing
+        held = set(bib_entries(bibs)[0])
+        unknown = sorted({new for new in fixes.values() if new not in held})
+        if unknown:
+            raise InputError(f"{', '.join(unknown)}: no such key in {', '.join(b.name for b in bibs)}; "
+                             "nothing was written (add the entry to your .bib first).")
     changed = fix_project(project, fixes)
     if not changed:
         raise InputError(f"{', '.join(fixes)}: no such citation in {project.main.name}; nothing to replace.")
     outputs = {i: (args.output if i == 0 and args.output else fixed_name(project.files[i].path)) for i in changed}
-    refuse_inputs([("the output", p) for p in outputs.values()],
-                  [("the draft" if i == 0 else "a file of the draft", f.path) for i, f in enumerate(project.files)])
     for i, path in outputs.items():
-        write_bytes(path, project.files[i].encode(changed[i]))
+        plan.target("-o" if i == 0 and args.output else f"the fixed copy of {project.files[i].path.name}", path,
+                    keep=True)  # an earlier --fix's file is kept as .bak, never lost
+    for i, path in outputs.items():
+        source = project.files[i]
+        # the keys are the user's choice: not noted as CiteFinder's
+        plan.put(path, changed[i], codec=source.encoding, bom=source.bom, source=source.path)
+    said_backups(plan.commit())
+    for i, path in outputs.items():
         print(f"wrote {path} ({project.files[i].path.name} with {', '.join(f'{a} -> {b}' for a, b in fixes.items())})")
     if settings.learn_from_picks:
         _learn_fixes(args, settings, project, fixes)

@@ -38,6 +38,11 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> N
     p = csub.add_parser("stats", help="how many contexts the memory holds and how many library papers they cite")
     p.add_argument("--json", action="store_true")
     common(p)
+    p = csub.add_parser("forget", help="forget the picks learned for one paper (all its sentences, or those holding "
+                                       "--sentence TEXT); the other learned picks stay")
+    p.add_argument("paper", metavar="KEY|DOC_ID", help="the paper's key (as in your .bib) or its doc_id")
+    p.add_argument("--sentence", metavar="TEXT", help="only the learned sentences that contain TEXT")
+    common(p)
     p = csub.add_parser("clear", help="forget contexts: the learned picks (default), your LaTeX's, the packs', or all")
     p.add_argument("--origin", choices=("user", "latex", "pack", "all"), default="user",
                    help="user: the pairs learned from your picks (default); latex: from your LaTeX projects; "
@@ -57,6 +62,16 @@ def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], A
             for k, v in counts.items():
                 print(f"{k:>18}: {v:,}")
         return 0
+    if args.contexts_command == "forget":
+        from citefinder.errors import InputError
+
+        paper = library.by_key(args.paper) or next(iter(library.get([args.paper])), None)
+        if paper is None:
+            raise InputError(f"{args.paper}: no paper of the library has this key or doc_id; nothing was forgotten.")
+        n = api.forget_picks(library, doc_id=paper.doc_id, containing=args.sentence)
+        print(f"forgot {n:,} learned pick{'s' if n != 1 else ''} of {paper.key or paper.doc_id}; "
+              f"the memory holds {api.memory_counts(library)['contexts']:,} contexts")
+        return 0 if n else 1
     if args.contexts_command == "clear":
         origins = ("user", "latex", "pack") if args.origin == "all" else (args.origin,)
         n = api.forget(library, origins)
@@ -78,6 +93,9 @@ def run_import(args: argparse.Namespace, library: Any) -> int:
     filters = parse_filters(list(args.where) + ([f"split={args.split}"] if args.split else []))
     packs = [p for p in args.paths if p.name.lower().endswith(PACK_SUFFIXES)]
     projects = [p for p in args.paths if p not in packs]
+    missing = [p for p in args.paths if not p.exists()]
+    if missing:
+        raise InputError(f"{', '.join(str(p) for p in missing)}: no such file; nothing was imported.")
     unknown = [p for p in projects if p.exists() and not is_latex_project(p)]
     if unknown:
         raise InputError(f"{unknown[0]}: neither a context pack (.jsonl, .jsonl.gz) nor a LaTeX project "

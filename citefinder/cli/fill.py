@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable
 
-from citefinder.cli.outputs import backup, cited_name, refuse_inputs, write_bytes
+from citefinder.cli.outputs import cited_name, project_plan, said_backups
 from citefinder.errors import CitefinderError, InputError
 from citefinder.types import Paper, SlotResult
 
 log = logging.getLogger(__name__)
 
-__all__ = ["add_fill_arguments", "cited_name", "run_fill", "run_link", "slot_lines"]
+__all__ = ["add_fill_arguments", "cited_name", "output_flags", "run_fill", "run_link", "slot_lines"]
 
 
 def add_fill_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,15 +33,39 @@ def add_fill_arguments(p: argparse.ArgumentParser) -> None:
                    help="your own .bib (or CSL-JSON; repeat for several): it becomes the library (kept in a folder "
                         "beside it, re-imported when it changes) and the draft cites its keys. Default for a .tex: "
                         "the files its \\bibliography{} or \\addbibresource{} name")
-    p.add_argument("-o", "--output", type=Path,
-                   help="with --bib: the filled draft (default DRAFT.cited.tex); without: the BibTeX file to write")
-    p.add_argument("--filled", type=Path, help="write the draft with \\cite{key} in each filled slot")
+    p.add_argument("-o", "--output", type=Path, metavar="FILLED",
+                   help="the filled draft (default: DRAFT.cited.tex when the draft cites your .bib; each \\input "
+                        "file that changes is written as NAME.cited.tex)")
+    p.add_argument("--filled", type=Path, help=argparse.SUPPRESS)  # the old spelling of -o
+    p.add_argument("--bib-out", type=Path, metavar="REFS.bib",
+                   help="filling from the library (no --bib): the BibTeX file of the chosen papers to write")
     p.add_argument("--in-place", action="store_true",
-                   help="write the filled .tex files over themselves, each kept first as FILE.bak")
+                   help="write the filled .tex files over themselves, each kept first as FILE.bak (FILE.bak.1 ...)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an output that is read-only or that CiteFinder did not write for this draft "
+                        "(never one of the draft's files, a .bib or the library)")
     p.add_argument("--cite-command", default="\\cite", metavar="CMD",
                    help="command for plain [CITATION] markers, e.g. citep or autocite (default \\cite); "
                         "\\citep{?}-style placeholders keep their own command")
     p.add_argument("--json", type=Path, dest="json_out", help="write the full results with traces as JSON")
+
+
+def output_flags(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
+    """(the filled draft, the references file) from -o/--output, --filled (old spelling of -o) and --bib-out.
+    ``-o X.bib`` without ``--bib`` is the old spelling of ``--bib-out`` (a .bib is never a filled draft)."""
+    output, bib_out = args.output, getattr(args, "bib_out", None)
+    filled = getattr(args, "filled", None)
+    if output is not None and output.suffix.lower() == ".bib" and not args.bib and bib_out is None:
+        args.said_bib_out = True
+        output, bib_out = None, output
+    if filled is not None:
+        if output is not None:
+            raise InputError("-o/--output is the filled draft (--filled is its old name): give one of them.")
+        output = filled
+    if bib_out is not None and args.bib:
+        raise InputError("--bib-out writes the papers chosen from the library; with --bib the draft cites your "
+                         ".bib's keys and no .bib is written: drop one of them.")
+    return output, bib_out
 
 
 def read_draft(draft: Path) -> Any:
@@ -72,34 +96,51 @@ def read_draft(draft: Path) -> Any:
 def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[Any], Any],
              progress: Callable[[str, str], Any]) -> int:
     from citefinder.library.bibtex import papers_to_bibtex
+    from citefinder.library.link import library_beside, linked_files
     from citefinder.text.fill import normalize_command, unfilled_report
 
     command = normalize_command(args.cite_command)
     project = read_draft(args.draft)
+    output, bib_out = output_flags(args)
     bibs = [b.expanduser().resolve() for b in args.bib or []]
-    if not bibs and args.output is None and project.bibliographies:
+    if not bibs and bib_out is None and project.bibliographies:
         bibs = _named_bibs(project)
-    if not bibs and args.output is None:
-        raise InputError("Give -o FILE.bib for the references to write, "
+    if not bibs and bib_out is None:
+        raise InputError("Give --bib-out FILE.bib for the references to write, "
                          "or --bib REFS.bib to cite your own .bib's keys.")
-    outputs = _outputs(args, project, bib_mode=bool(bibs))
-    inputs = [("the draft" if i == 0 else "a file of the draft", f.path) for i, f in enumerate(project.files)
-              if not args.in_place or not f.path.suffix.lower() == ".tex"]
-    inputs += [("your bibliography", b) for b in bibs]
-    refuse_inputs(_named(args, outputs), inputs)
+    explicit = args.library is not None
+    folder = library_beside(bibs[0]) if bibs and not explicit else Path(settings.library)
+    plan = project_plan(project, bibs, folder, in_place=args.in_place, force=getattr(args, "force", False))
+    outputs = _outputs(args, project, output, bib_mode=bool(bibs))
+    for i, path in outputs.items():
+        _plan_output(plan, project, i, path, named=i == 0 and output is not None, in_place=args.in_place)
+    if bib_out is not None:
+        plan.target("--bib-out", bib_out)
+    if args.json_out is not None:
+        plan.target("--json", args.json_out)
+    if output is not None and output.suffix.lower() == ".bib":
+        raise InputError(f"-o is the filled draft, not a .bib ({output.name}); the references file is --bib-out, "
+                         "and with --bib the draft cites your .bib's keys (nothing was written).")
+    if getattr(args, "said_bib_out", False):
+        print(f"  note: -o {bib_out.name if bib_out else ''} is read as --bib-out (-o now names the filled draft)",
+              file=sys.stderr)
+    for b in project.bibliographies if not args.bib else ():
+        if not b.is_file():
+            print(f"  {project.main.name} names {b.name}, which is not there", file=sys.stderr)
+    if bibs and not args.bib:
+        print(f"citing the keys of {', '.join(b.name for b in bibs)} (named in {project.main.name})", file=sys.stderr)
     text = project.text
     if bibs:
         from citefinder.pipeline.pipeline import Pipeline
 
-        settings, library, bib_keys = _bib_library(bibs, settings, explicit_library=args.library is not None)
+        settings, library, bib_keys = _bib_library(bibs, settings, explicit_library=explicit)
         library.embedder.encode(["warm up"])  # load the model here, so the dense stage's trace times the search only
         pipeline = Pipeline(settings, library)
     else:
         pipeline = open_pipeline(settings)
         bib_keys = None
-    from citefinder.library.link import linked_files
-
-    refuse_inputs(_named(args, outputs), [("a file linked to the library", p) for p in linked_files(pipeline.library)])
+    plan.protect("a file linked to the library", linked_files(pipeline.library))
+    plan.protect_folder("the library folder", pipeline.library.path)
     update, close = progress("filling slots", "slots")
     try:
         results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total),
@@ -111,7 +152,8 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         from citefinder.train.contexts import learn_filled_cites
 
         learn_quietly(args.draft, lambda: learn_filled_cites(pipeline.library, text, citing=draft_name(project),
-                                                             settings=settings))
+                                                             settings=settings,
+                                                             files=[f.path for f in project.files]))
     # each slot's papers in cite order: the engine's pick, and a second paper when it proposes one
     chosen = {r.slot.index: list(r.selection.papers) for r in results
               if r.slot is not None and r.selection.status == "found" and r.selection.papers}
@@ -124,21 +166,23 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         # the user's own .bib entries byte for byte, the others as complete BibTeX (citefinder.library.bibtex)
         unique = list({p.doc_id: p for i in sorted(chosen) for p in chosen[i]}.values())
         bib, keys = papers_to_bibtex(unique, taken=lambda k: library.by_key(k) is not None)
-        write_bytes(args.output, bib.encode("utf-8"))
+        assert bib_out is not None
+        plan.put(bib_out, bib.encode("utf-8"))
         slot_keys = {i: list(dict.fromkeys(keys[p.doc_id] for p in ps)) for i, ps in chosen.items()}
-    written = _write_filled(project, slots, slot_keys, command, outputs, in_place=args.in_place)
+    written = _put_filled(plan, project, slots, slot_keys, command, outputs, in_place=args.in_place)
     if args.json_out:
         rows = [{**r.to_dict(), "cite_keys": slot_keys.get(r.slot.index, []) if r.slot else [],
                  "cite_key": next(iter(slot_keys.get(r.slot.index) or []), None) if r.slot else None,
                  "file": str(project.line(r.slot.start)[0]) if r.slot else None} for r in results]
-        write_bytes(args.json_out, json.dumps(rows, indent=2, ensure_ascii=False).encode("utf-8"))
+        plan.put(args.json_out, json.dumps(rows, indent=2, ensure_ascii=False).encode("utf-8"))
+    said_backups(plan.commit())
     for line in slot_lines(project, results, slot_keys, command):
         print(line)
     where = f"; filled draft written to {written[0]}" if written else ""
     more = f" (and {len(written) - 1} more files: {', '.join(str(p) for p in written[1:])})" if len(written) > 1 else ""
     if bib_keys is None:
         print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(unique)} entries written to "
-              f"{args.output}{where}{more}")
+              f"{bib_out}{where}{more}")
     else:
         print(f"{len(slot_keys)} of {len(slots)} slots filled with keys of {', '.join(str(b) for b in bibs)}"
               f"{where}{more}")
@@ -148,63 +192,76 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
 
 
 def draft_name(project: Any) -> str:
-    """The draft's name in the memory (its citations are co-cited with each other)."""
-    return f"draft:{project.main.name}"
+    """The draft's name in the memory (its citations are co-cited with each other): its resolved path, so two
+    projects whose main file is ``main.tex`` are two drafts."""
+    return f"draft:{project.main}"
 
 
 def _named_bibs(project: Any) -> list[Path]:
-    """The .bib files the project names (``\\bibliography{refs}``), those that exist; the others are said."""
-    found = [b for b in project.bibliographies if b.is_file()]
-    for b in project.bibliographies:
-        if not b.is_file():
-            print(f"  {project.main.name} names {b.name}, which is not there", file=sys.stderr)
-    if found:
-        print(f"citing the keys of {', '.join(b.name for b in found)} (named in {project.main.name})", file=sys.stderr)
-    return found
+    """The .bib files the project names (``\\bibliography{refs}``), those that exist."""
+    return [b for b in project.bibliographies if b.is_file()]
 
 
-def _outputs(args: argparse.Namespace, project: Any, *, bib_mode: bool) -> dict[int, Path]:
-    """file index -> where its filled text goes (the main file: -o/--filled, else DRAFT.cited.tex; each
-    other file: NAME.cited.tex; with --in-place: itself)."""
-    main = args.output if bib_mode else None
-    main = main or args.filled
-    if not bib_mode and main is None and not args.in_place:
-        return {}  # without --bib, the filled draft is written only when asked for (--filled)
+def _outputs(args: argparse.Namespace, project: Any, output: Path | None, *, bib_mode: bool) -> dict[int, Path]:
+    """file index -> where its filled text goes (the main file: -o, else DRAFT.cited.tex; each other file
+    that holds a placeholder: NAME.cited.tex; with --in-place: itself)."""
+    from citefinder.text.slots import find_slots
+
+    if not bib_mode and output is None and not args.in_place:
+        return {}  # filling from the library, the filled draft is written only when asked for (-o)
+    holding = set(project.file_slots(find_slots(project.text, latex=project.latex)))
     out: dict[int, Path] = {}
     for i, f in enumerate(project.files):
-        if i == 0 and main is not None:
-            out[i] = main
-        elif args.in_place and project.latex:
-            out[i] = f.path
-        else:
-            out[i] = cited_name(f.path)
+        if i == 0 and output is not None:
+            out[i] = output
+        elif i == 0 or i in holding:
+            out[i] = _output_of(f.path, in_place=args.in_place and project.latex)
     return out
 
 
-def _named(args: argparse.Namespace, outputs: dict[int, Path]) -> list[tuple[str, Path]]:
-    named = [("the output", p) for p in outputs.values() if not args.in_place]
-    if args.output is not None:
-        named.append(("-o", args.output))
-    if args.json_out is not None:
-        named.append(("--json", args.json_out))
-    return named
+def _output_of(path: Path, *, in_place: bool) -> Path:
+    return path if in_place else cited_name(path)
 
 
-def _write_filled(project: Any, slots: list[Any], keys: Mapping[int, Sequence[str]], command: str,
-                  outputs: dict[int, Path], *, in_place: bool) -> list[Path]:
-    """Write each filled file (the main one always, when it has an output; the others when they changed)."""
+def _plan_output(plan: Any, project: Any, i: int, path: Path, *, named: bool, in_place: bool) -> None:
+    in_place = in_place and not named and project.latex and path == project.files[i].path
+    label = "-o" if named else ("--in-place" if in_place else f"the filled copy of {project.files[i].path.name}")
+    plan.target(label, path, in_place=in_place)
+
+
+def _put_filled(plan: Any, project: Any, slots: list[Any], keys: Mapping[int, Sequence[str]], command: str,
+                outputs: dict[int, Path], *, in_place: bool) -> list[Path]:
+    """Queue each filled file (the main one always, when it has an output; the others when they changed), with
+    the cites CiteFinder wrote into it; a copy ``\\input``s the filled copies of the files it includes (and a file
+    that includes a filled copy's original gets a copy of its own)."""
+    from citefinder.cli.outputs import point_includes
+    from citefinder.text.written import new_cites
+
     changed = project.fill(slots, keys, command=command)
+    for i in changed:  # a file the engine found a slot in that the plan did not foresee
+        if i not in outputs and outputs:
+            outputs[i] = _output_of(project.files[i].path, in_place=in_place and project.latex)
+            _plan_output(plan, project, i, outputs[i], named=False, in_place=in_place)
+    renamed = {project.files[i].path: outputs[i] for i in changed
+               if i in outputs and i != 0 and outputs[i] != project.files[i].path}
+    grew = bool(renamed)
+    while grew:  # a file that includes a filled copy's original gets a copy too, so the whole tree is filled
+        grew = False
+        for i, f in enumerate(project.files):
+            if i and f.path not in renamed and point_includes(project, f.text, renamed) != f.text:
+                outputs[i] = renamed[f.path] = cited_name(f.path)
+                _plan_output(plan, project, i, outputs[i], named=False, in_place=False)
+                grew = True
     written = []
     for i, path in outputs.items():
-        if i not in changed and i != 0:
-            continue
         source = project.files[i]
+        if i not in changed and (i != 0 or path == source.path) and source.path not in renamed:
+            continue
         text = changed.get(i, source.text)
-        if in_place and path == source.path:
-            if i not in changed:
-                continue
-            print(f"  kept the original of {path.name} as {backup(path).name}", file=sys.stderr)
-        write_bytes(path, source.encode(text))
+        if path != source.path:
+            text = point_includes(project, text, renamed)
+        plan.put(path, text, codec=source.encoding, bom=source.bom, source=source.path,
+                 cites=new_cites(source.text, text))
         written.append(path)
     return written
 

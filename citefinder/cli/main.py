@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="citefinder",
         description="Find the papers behind every [CITATION] in your draft, from your own library.",
         epilog="Options of the library and models group go before or after the command: "
-        "citefinder --library DIR fill draft.pdf -o refs.bib",
+        "citefinder --library DIR fill draft.pdf --bib-out refs.bib",
     )
     add_common_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -70,8 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=5, help="candidates to show per slot")
     _common(p)
 
-    p = sub.add_parser("fill", help="fill every slot of a draft; write the .bib and the filled draft "
-                                    "(--bib REFS.bib: cite the keys of your own .bib)")
+    p = sub.add_parser("fill", help="fill every slot of a draft: -o the filled draft, --bib-out the .bib of the "
+                                    "chosen papers (--bib REFS.bib: cite the keys of your own .bib)")
     from citefinder.cli import fill as cli_fill
 
     cli_fill.add_fill_arguments(p)
@@ -130,7 +130,10 @@ def _print_report(report: Any, lib: Any) -> None:
     """The import summary and its failures; every line from user data made terminal-safe."""
     from citefinder.text.textsafe import terminal_safe
 
-    print(f"added {report.added}, duplicates skipped {report.duplicates}, failures {len(report.failures)} "
+    updated = getattr(report, "updated", ())
+    changed = f"updated {len(updated)} ({', '.join(updated[:10])}{', ...' if len(updated) > 10 else ''}), " \
+        if updated else ""
+    print(f"added {report.added}, {changed}duplicates skipped {report.duplicates}, failures {len(report.failures)} "
           f"in {report.elapsed_s:.1f} s; library now holds {lib.count()} papers")
     for f in report.failures[:50]:
         print(terminal_safe(f"  failed: {f.source}: {f.reason}"))

@@ -1,62 +1,74 @@
-"""Where the command line writes, and how: never over one of the user's inputs, each file in its own
-encoding, atomically, and ``--in-place`` only after a backup that overwrites nothing."""
+"""Where ``fill`` and ``check`` write: the names of their outputs and the :class:`~citefinder.text.safewrite.WritePlan`
+that protects a LaTeX project (every file it reads, every .bib it names whether used or not, every ``--bib``,
+every file linked to the library, the library's folder) before any work is done."""
 
 from __future__ import annotations
 
-import os
-import shutil
+import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from citefinder.errors import InputError
+from citefinder.text.safewrite import WritePlan
+
+TEXT_SUFFIXES = (".tex", ".md", ".txt", ".markdown")
 
 
 def cited_name(draft: Path) -> Path:
     """``paper.tex`` -> ``paper.cited.tex`` beside it (a PDF draft's text becomes ``.cited.txt``)."""
-    suffix = draft.suffix if draft.suffix.lower() in (".tex", ".md", ".txt", ".markdown") else ".txt"
+    suffix = draft.suffix if draft.suffix.lower() in TEXT_SUFFIXES else ".txt"
     return draft.with_name(f"{draft.stem}.cited{suffix}")
 
 
-def _same(a: Path, b: Path) -> bool:
-    a, b = a.expanduser().resolve(), b.expanduser().resolve()
-    if a == b:
-        return True
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
+def project_plan(project: Any, bibs: Iterable[Path], library_folder: Path | None, *, in_place: bool = False,
+                 force: bool = False) -> WritePlan:
+    """A plan that protects ``project`` (its .tex files editable in place only with ``in_place``), ``bibs``,
+    the .bib files the project names, the library folder and the files linked to it."""
+    from citefinder.library.link import linked_paths
+
+    plan = WritePlan(draft=project.main, force=force)
+    for i, f in enumerate(project.files):
+        editable = in_place and project.latex and f.path.suffix.lower() == ".tex"
+        plan.protect("the draft" if i == 0 else "a file of the draft", [f.path], editable=editable)
+    plan.protect("your bibliography", bibs)
+    plan.protect("a .bib the draft names", getattr(project, "bibliographies", ()))
+    if library_folder is not None:
+        plan.protect_folder("the library folder", library_folder)
+        plan.protect("a file linked to the library", linked_paths(library_folder))
+    return plan
 
 
-def refuse_inputs(outputs: Iterable[tuple[str, Path]], inputs: Iterable[tuple[str, Path]]) -> None:
-    """InputError (one line) when an output path is one of the inputs: the draft, a .bib, a linked file."""
-    inputs = list(inputs)
-    for what, out in outputs:
-        for kind, path in inputs:
-            if _same(out, path):
-                raise InputError(f"{what} {out} is {kind}; it would be overwritten. Choose another file name "
-                                 "(nothing was written).")
+def said_backups(done: Iterable[tuple[Path, Path | None]]) -> None:
+    for path, bak in done:
+        if bak is not None:
+            print(f"  kept the original of {path.name} as {bak.name}", file=sys.stderr)
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write ``path`` whole or not at all (a temporary file beside it, then a rename)."""
-    tmp = path.with_name(f".{path.name}.citefinder-tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"Cannot write {path}: {e.strerror or e}") from e
+def point_includes(project: Any, text: str, renamed: dict[Path, Path]) -> str:
+    """The main file's ``text`` with each ``\\input``/``\\include`` of a file whose filled copy is written
+    elsewhere (``renamed``: original -> copy) naming the copy, so the filled main file compiles the filled text."""
+    from citefinder.text.latex import scan_latex
 
-
-def backup(path: Path) -> Path:
-    """Copy ``path`` to ``path.bak`` (``.bak2``, ``.bak3`` ... when that exists: no backup is overwritten)."""
-    target = path.with_name(path.name + ".bak")
-    n = 2
-    while target.exists():
-        target = path.with_name(f"{path.name}.bak{n}")
-        n += 1
-    try:
-        shutil.copy2(path, target)
-    except OSError as e:
-        raise InputError(f"Cannot back up {path} to {target}: {e.strerror or e}; nothing was changed.") from e
-    return target
+    if not renamed or not project.latex:
+        return text
+    main = project.main
+    edits = []
+    for inc in scan_latex(text).includes:
+        found = [c.resolve() for c in (main.parent / inc.path, main.parent / f"{inc.path}.tex") if c.is_file()]
+        copy = next((renamed[c] for c in found if c in renamed), None)
+        if copy is None:
+            continue
+        written, folder = inc.path, inc.path[: len(inc.path) - len(Path(inc.path).name)]
+        at = text.rfind(written, inc.start, inc.end)
+        if at < 0:  # \import{dir/}{file}: the file's own argument
+            written, folder = Path(inc.path).name, ""
+            at = text.rfind(written, inc.start, inc.end)
+        name = copy.name if written.lower().endswith(".tex") else copy.name.removesuffix(".tex")
+        if at >= 0:
+            edits.append((at, at + len(written), folder + name))
+    out, pos = [], 0
+    for start, end, new in sorted(edits):
+        out += [text[pos:start], new]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)

@@ -82,6 +82,11 @@ def linked_files(library: "Library") -> list[Path]:
     return [Path(p) for p in _load(library.path)["files"]]
 
 
+def linked_paths(folder: Path | str) -> list[Path]:
+    """The files the library in ``folder`` follows, read without opening it (none when it has no links yet)."""
+    return [Path(p) for p in _load(Path(folder).expanduser())["files"]]
+
+
 def link_file(library: "Library", path: Path | str, *, accept_removals: bool = False) -> SyncReport:
     """Follow ``path`` (a .bib or CSL-JSON file) from now on, and import it now; ``accept_removals``
     applies a sync that removes most (or all) of its entries, which a plain sync holds back."""
@@ -181,6 +186,13 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False,
         old["doc_id"] for ident, old in previous.items()
         if ident not in entries and old.get("owned") and old["doc_id"] not in kept and old["doc_id"] not in others
     ]
+    if gone and failures:  # an entry that could not be read (one unclosed brace) is no entry deleted: keep its paper
+        notes.append(f"{len(failures)} entr{'y' if len(failures) == 1 else 'ies'} could not be read; the "
+                     f"{len(set(gone))} paper{'s' if len(set(gone)) != 1 else ''} of entries missing from this "
+                     "read are kept until the file reads cleanly")
+        entries.update({ident: old for ident, old in previous.items() if ident not in entries
+                        and old["doc_id"] in set(gone)})
+        gone = []
     removed = library.remove(sorted(set(gone))) if gone else 0
     embedded = library.update_papers(updates) if updates else 0
 
@@ -289,18 +301,26 @@ def _fingerprint(paper: Paper) -> str:
 
 
 def _load(folder: Path) -> dict[str, Any]:
+    """The link state; none yet is no links, but a state that cannot be read stops the command (read as "no
+    links" it would switch the mass-deletion guard off and forget which files the library follows)."""
+    path = Path(folder) / LINKS
     try:
-        state = json.loads((Path(folder) / LINKS).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
         state = {}
-    state.setdefault("files", {})
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path} cannot be read ({e}); the library's linked files are unknown. Move it aside "
+                         f"and link your .bib again (citefinder library link FILE); nothing was changed.") from e
+    if not isinstance(state, dict) or not isinstance(state.setdefault("files", {}), dict):
+        raise InputError(f"{path} is not a link state (a JSON object with \"files\"); move it aside and link your "
+                         ".bib again; nothing was changed.")
     return state
 
 
 def _save(folder: Path, state: dict[str, Any]) -> None:
-    tmp = Path(folder) / (LINKS + ".tmp")
-    tmp.write_text(json.dumps(state, indent=1, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(Path(folder) / LINKS)
+    from citefinder.text.safewrite import atomic_write
+
+    atomic_write(Path(folder) / LINKS, json.dumps(state, indent=1, ensure_ascii=False).encode("utf-8"))
 
 
 def library_beside(bib: Path | str) -> Path:

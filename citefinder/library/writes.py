@@ -63,7 +63,7 @@ class LibraryWrites(LibraryCore):
             batch_keys: dict[str, Identity] = {}  # keys of papers in the batch not yet stored
             fresh: set[str] = set()  # doc_ids added by this call
             rekey: dict[str, Paper] = {}  # stored doc_id -> the duplicate that gives it its key and entry text
-            given: set[str] = set()  # every key this import names
+            given: set[str] = set()  # every key a .bib entry of this import names
             ahead = EncodeAhead(self.embedder) if self.settings.embed_ahead and not defer_embedding else None
             flying: list[Any] = []  # the batch being embedded ahead: (batch, its keys, future vectors)
             self._mark_dirty(True)
@@ -83,12 +83,17 @@ class LibraryWrites(LibraryCore):
                             known = [keys.get(k) or batch_keys.get(k) or (flying[1].get(k) if flying else None)
                                      for k in pkeys]
                             match = next((m for k, m in zip(pkeys, known, strict=True) if same_work(k, m, who)), None)
-                            if paper.key:
+                            bib_entry = bibentry.from_bib(paper)
+                            if paper.key and bib_entry:
                                 given.add(paper.key)
                             if match is not None:
                                 dupes += 1
-                                if (paper.key or paper.bibtex) and match.doc_id not in fresh:
-                                    rekey.setdefault(match.doc_id, paper)  # a re-imported .bib updates the key and text
+                                # a re-imported .bib updates the key and text; within one import a .bib entry
+                                # becomes the entry of a work read first from another file
+                                if (paper.key or paper.bibtex) and (match.doc_id not in fresh or bib_entry):
+                                    if bib_entry and not bibentry.from_bib(rekey.get(match.doc_id, paper)):
+                                        rekey[match.doc_id] = paper
+                                    rekey.setdefault(match.doc_id, paper)
                             else:
                                 fresh.add(paper.doc_id)
                                 for k in pkeys:
@@ -102,8 +107,7 @@ class LibraryWrites(LibraryCore):
                 self._pass_batch(ahead, flying, (batch, batch_keys) if batch else None, keys, added, failures,
                                  defer_embedding)
                 self._pass_batch(ahead, flying, None, keys, added, failures, defer_embedding)
-                if rekey:
-                    self._adopt(rekey, keep=given)
+                updated = self._adopt(rekey, keep=given) if rekey else []
             except BaseException as e:
                 if ahead is not None:
                     ahead.close()
@@ -113,7 +117,9 @@ class LibraryWrites(LibraryCore):
                 self._finish_after_failure(changed=bool(stored))
                 raise self._aborted(e, report, "import") from e
             self._commit(changed=bool(added) or bool(rekey))  # (the idle worker ends with ``ahead``)
-        return ImportReport(len(added), dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
+        changed = tuple(p.key or p.doc_id for p in updated)
+        return ImportReport(len(added), dupes - len(changed), tuple(failures), tuple(added), time.perf_counter() - t0,
+                            updated=changed)
 
     def import_files(
         self, paths: Sequence[Path | str], *, progress: Progress | None = None, defer_embedding: bool = False,
@@ -274,7 +280,7 @@ class LibraryWrites(LibraryCore):
             self._commit(changed=True)
             return len(changed)
 
-    def _adopt(self, duplicates: dict[str, Paper], *, keep: set[str] | None = None) -> None:
+    def _adopt(self, duplicates: dict[str, Paper], *, keep: set[str] | None = None) -> list[Paper]:
         """Stored papers (doc_id -> a duplicate just read) take the duplicate's citation key and, when it
         came from a .bib, its entry text and file: a re-imported .bib updates the key, and the user's own
         entry replaces the sample library's (the paper stops being a sample). Nothing is embedded. A paper
@@ -283,7 +289,7 @@ class LibraryWrites(LibraryCore):
         renamed = [new for p in self.get(list(duplicates)) if not (keep and p.key in keep)
                    and (new := bibentry.adopted(p, duplicates[p.doc_id])) != p]
         if not renamed:
-            return
+            return []
         log.info("updating the citation key and entry of %d stored papers", len(renamed))
         in_chroma = {p.doc_id for p in self._chroma_get([p.doc_id for p in renamed])}
         if in_chroma:
@@ -291,6 +297,7 @@ class LibraryWrites(LibraryCore):
             self._collection.update(ids=sorted(in_chroma), metadatas=[
                 {k: getattr(by_id[i], k) for k in ("key", "bibtex", "position", "source")} for i in sorted(in_chroma)])
         self._pending.replace([p for p in renamed if p.doc_id not in in_chroma])
+        return renamed
 
     def _store_batch(
         self,

@@ -39,7 +39,7 @@ def find_citations(text: str, context_sentences: int = 0) -> list[Citation]:
     group = 0
     for cite in scan.cites:
         keys = [k for k in cite.keys if not k.placeholder]
-        if not keys:
+        if not keys or scan.is_skipped(cite.start):  # a cite in the preamble (a macro's definition) is no prose
             continue
         slot = by_start[cite.start]
         for k in keys:

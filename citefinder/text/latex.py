@@ -21,16 +21,18 @@ from citefinder.text.latexdb import (
     INCLUDES_ONE,
     INCLUDES_TWO,
     INLINE_VERBATIM,
+    MULTI_CITE,
     NOT_CITED,
     VERBATIM_ENVIRONMENTS,
     latex_context,
+    multi_cite_groups,
 )
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BIBLIOGRAPHY", "CITE_COMMANDS", "INCLUDES_ONE", "INCLUDES_TWO", "INLINE_VERBATIM", "NOT_CITED",
-           "VERBATIM_ENVIRONMENTS", "Cite", "Include", "Key", "LatexScan", "is_placeholder_key", "parse_cite",
-           "prose", "scan_latex"]
+__all__ = ["BIBLIOGRAPHY", "CITE_COMMANDS", "INCLUDES_ONE", "INCLUDES_TWO", "INLINE_VERBATIM", "MULTI_CITE",
+           "NOT_CITED", "VERBATIM_ENVIRONMENTS", "Cite", "Include", "Key", "LatexScan", "is_placeholder_key",
+           "parse_cite", "prose", "scan_latex"]
 
 _PLACEHOLDER_KEY = re.compile(r"(?:\?+|TODO|TBD|XXX|CITATION|CITE|KEY)", re.IGNORECASE)
 
@@ -208,6 +210,13 @@ class _Found:
             return
         if name in ("url", "path"):
             return  # read as is: its % is no comment, and it holds no cite
+        if name in MULTI_CITE:
+            star = "*" if self.text.startswith("*", n.pos + 1 + len(name)) else ""
+            keys = [k for a, b in multi_cite_groups(self.text, n.pos + 1 + len(name), n.pos + n.len)
+                    for k in self._split(a, b)]
+            if keys:
+                self.cites.append(Cite(n.pos, n.pos + n.len, f"\\{name}{star}", tuple(keys)))
+            return
         groups = self._groups(n)
         if name in CITE_COMMANDS or name in NOT_CITED:
             if groups and name in CITE_COMMANDS:
@@ -243,6 +252,17 @@ class _Found:
 
     def _inner(self, group: Any) -> str:
         return self.text[group.pos + 1 : group.pos + group.len - 1]
+
+    def _split(self, start: int, end: int) -> list[Key]:
+        """The keys of ``text[start:end]`` split at commas (a multi-cite's key list)."""
+        keys, comma, at = [], -1, start
+        for part in self.text[start:end].split(","):
+            a = at + len(part) - len(part.lstrip())
+            b = at + len(part.rstrip())
+            keys.append(Key(self.text[a:b] if b > a else "", a, max(a, b), comma))
+            comma = at + len(part)
+            at = comma + 1
+        return keys
 
     def _keys(self, group: Any) -> tuple[Key, ...]:
         """The keys of a ``{...}`` key list, split at commas outside comments, each with its span."""

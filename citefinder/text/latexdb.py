@@ -10,8 +10,11 @@ from typing import Any
 
 _CITE_BASE = (
     "cite citep citet citealp citealt citeauthor citeyear citeyearpar citenum citetext autocite parencite "
-    "textcite footcite footcitetext smartcite supercite fullcite newcite shortcite citeA"
+    "textcite footcite footcitetext smartcite supercite fullcite footfullcite citetitle newcite shortcite citeA"
 ).split()
+# biblatex's multi-cite commands: \cites(pre)(post)[pre][post]{a}[pre][post]{b}... (any number of key lists)
+_MULTI_BASE = "cites parencites textcites autocites footcites footcitetexts smartcites supercites".split()
+MULTI_CITE = frozenset(_MULTI_BASE + [c[0].upper() + c[1:] for c in _MULTI_BASE])
 # natbib's and biblatex's capitalised forms (\Citet, \Textcite, ...) start a sentence
 CITE_COMMANDS = frozenset(_CITE_BASE + [c[0].upper() + c[1:] for c in _CITE_BASE])
 NOT_CITED = frozenset({"nocite"})  # parsed (its braces hold keys, not prose) but never a slot nor a citation
@@ -40,6 +43,7 @@ def _context_db() -> Any:
     macros += [MacroSpec("url", args_parser=_VerbatimBraces(1)), MacroSpec("path", args_parser=_VerbatimBraces(1)),
                MacroSpec("href", args_parser=_VerbatimBraces(1)),
                MacroSpec("lstinline", args_parser=_InlineCode(0)), MacroSpec("mintinline", args_parser=_InlineCode(1))]
+    macros += [MacroSpec(name, args_parser=_MultiCite()) for name in sorted(MULTI_CITE)]
     environments = [EnvironmentSpec(name, args_parser=_VerbatimEnvironment(name))
                     for name in sorted(VERBATIM_ENVIRONMENTS)]
     db.add_context_category("citefinder", prepend=True, macros=macros, environments=environments)
@@ -120,6 +124,50 @@ class _InlineCode(_Verbatim):
         else:
             close = s.find(s[at], at + 1)
             end = close + 1 if close >= 0 else len(s)
+        return self._node(w, parsing_state, pos, end), pos, end - pos
+
+
+def _close(s: str, pos: int, closer: str) -> int:
+    """Index after the ``closer`` ending the bracket at ``pos`` (no nesting), or len(s)."""
+    end = s.find(closer, pos + 1)
+    return len(s) if end < 0 else end + 1
+
+
+def multi_cite_groups(s: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The ``{...}`` key lists of a multi-cite command's arguments in ``s[start:end]``: (first, last) of each
+    list's inside, the ``(...)`` and ``[...]`` notes skipped."""
+    groups, at = [], start
+    while at < end:
+        at = _skip_space(s, at)
+        if at >= end:
+            break
+        if s[at] in "([":
+            at = _close(s, at, ")" if s[at] == "(" else "]")
+        elif s[at] == "{":
+            close = _brace_end(s, at)
+            groups.append((at + 1, close - 1))
+            at = close
+        else:
+            break
+    return groups
+
+
+class _MultiCite(_Verbatim):
+    r"""``\cites(pre)(post)[p][q]{a}[r]{b,c}``: every note and key list, read to the last key list."""
+
+    def parse_args(self, w: Any, pos: int, parsing_state: Any = None) -> tuple[Any, int, int]:
+        s, at, end = w.s, pos, pos
+        if at < len(s) and s[at] == "*":
+            at += 1
+            end = at
+        while True:
+            at = _skip_space(s, at)
+            if at >= len(s) or s[at] not in "([{":
+                break
+            if s[at] == "{":
+                at = end = _brace_end(s, at)
+            else:
+                at = _close(s, at, ")" if s[at] == "(" else "]")
         return self._node(w, parsing_state, pos, end), pos, end - pos
 
 

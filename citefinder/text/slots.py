@@ -113,7 +113,8 @@ def find_slots(text: str, context_sentences: int = 1, *, latex: bool | None = No
     if latex:
         scan = scan_latex(text)
         markers = [Marker(c.start, c.end, text[c.start:c.end], c.command, len(c.placeholders))
-                   for c in scan.cites] + _plain_markers(text, scan)
+                   for c in scan.cites if not scan.is_skipped(c.start)]  # a cite in a preamble macro is no slot
+        markers += _plain_markers(text, scan)
         skipped = scan.skipped
     else:
         markers = [Marker(m.start(), m.end(), m.group(0), m.group("command") or "", _placeholders(m))

@@ -119,10 +119,16 @@ def _project_records(name: str, root: Path, texs: list[Path],
             yield ImportFailure(where, f"{len(unresolved)} cited keys not resolved: {shown}{more}")
 
 
-def learn_filled_cites(library: Any, tex: str, *, citing: str = "user", settings: Any = None) -> int:
+def learn_filled_cites(library: Any, tex: str, *, citing: str = "user", settings: Any = None,
+                       files: Sequence[Path] = ()) -> int:
     """Learn the citations a LaTeX draft already has (``\\cite{key}`` with a key of the library): each
     (sentence, paper) joins the memory as the user's own (``fill --bib`` on a .tex with filled cites).
+    A cite CiteFinder wrote into one of ``files`` (noted beside it, :mod:`citefinder.text.written`) is not
+    the user's choice and is not learned, until the user edits the text around it.
     Returns how many were new; 0 when learning is off (setting ``learn_from_picks``)."""
+    from citefinder.text.written import cites_written, without_written
+
+    tex = without_written(tex, cites_written(files))
     from citefinder.library.contexts.api import learn_picks
 
     if not (settings or library.settings).learn_from_picks:

@@ -132,9 +132,10 @@ def results_json(results: Sequence[SlotResult], choices: Choices,
 
 
 def filled_name(source_name: str | None) -> str:
-    """Download name of the filled draft: ``paper.tex`` -> ``paper-cited.tex``; PDFs become .txt."""
+    """Download name of the filled draft, the name ``citefinder fill`` gives it: ``paper.tex`` ->
+    ``paper.cited.tex``; PDFs become .txt."""
     if not source_name:
-        return "draft-cited.txt"
+        return "draft.cited.txt"
     path = PurePath(source_name)
     suffix = path.suffix.lower() if path.suffix.lower() in (".tex", ".md", ".txt") else ".txt"
-    return f"{path.stem}-cited{suffix}"
+    return f"{path.stem}.cited{suffix}"

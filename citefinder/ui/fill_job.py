@@ -58,8 +58,10 @@ class FillJob:
     """``pipeline.cite_text(text)`` on a daemon thread; thread-safe snapshots of its progress."""
 
     def __init__(self, pipeline: "Pipeline", text: str, *, source_name: str | None = None,
-                 library_folder: str | Path | None = None, total: int = 0, kept: Kept | None = None) -> None:
+                 library_folder: str | Path | None = None, total: int = 0, kept: Kept | None = None,
+                 draft_id: str = "") -> None:
         self.pipeline = pipeline
+        self.draft_id = draft_id  # the draft the results belong to (saved as its file, shown on its page only)
         self.text = text
         self.source_name = source_name
         self.library_folder = library_folder
@@ -130,7 +132,8 @@ class FillJob:
             return
         k, c = self.kept, self.carry
         draft = Draft(self.text, self.source_name, snap.results, choices=c.picks, extra_papers=dict(k.extra),
-                      elapsed_s=snap.elapsed_s, changed=c.changed, history=k.history, paired=k.paired)
+                      elapsed_s=snap.elapsed_s, changed=c.changed, history=k.history, paired=k.paired,
+                      draft_id=self.draft_id)
         try:
             save_draft(library_folder, draft)
         except OSError as e:

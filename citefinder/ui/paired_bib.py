@@ -24,6 +24,7 @@ from citefinder.library.link import link_file, linked_files, sync_all
 from citefinder.library.readers import read_papers
 from citefinder.library.store import Library
 from citefinder.pipeline.pipeline import Pipeline
+from citefinder.text.safewrite import atomic_write
 from citefinder.types import ImportFailure, Paper
 from citefinder.ui import resources, state
 from citefinder.ui.markdown import escape_markdown
@@ -44,7 +45,7 @@ def check_bib(name: str, data: bytes) -> tuple[int, str | None]:
         return 0, f"{name}: pair a BibTeX (.bib) or CSL-JSON (.json) file."
     with tempfile.TemporaryDirectory(prefix="citefinder-pair-") as tmp:
         path = Path(tmp) / safe
-        path.write_bytes(data)
+        atomic_write(path, data)
         items = list(read_papers(path))
     papers = [p for p in items if isinstance(p, Paper)]
     if papers:
@@ -114,7 +115,7 @@ def save_bib(settings: Settings, name: str, data: bytes) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     saved = folder / ("refs.json" if name.lower().endswith(".json") else "refs.bib")
     if not saved.exists():
-        saved.write_bytes(data)
+        atomic_write(saved, data)  # the safe writer: whole or not at all
     return saved
 
 

@@ -82,8 +82,8 @@ def learned_pairs(results: Sequence[SlotResult], before: Mapping[int, Sequence[s
     """The (sentence, doc_id) pairs a change of the user's picks teaches: every paper a slot cites now as
     the user's pick that it did not cite as the user's pick before (a slot the user had not touched
     counts all its papers: keeping the engine's pick is accepting it). The sentence is the slot's, with
-    this slot written [CITATION] and the other markers [OTHER]. Removing or reordering teaches nothing, and
-    nothing is unlearned: a removed pick stays in the memory until the user forgets the learned picks."""
+    this slot written [CITATION] and the other markers [OTHER]. Reordering teaches nothing; a removed pick is
+    forgotten (:func:`unlearned_pairs`)."""
     slots = {r.slot.index: r.slot for r in results if r.slot is not None}
     pairs: list[tuple[str, str]] = []
     for index, ids in after.items():
@@ -93,6 +93,21 @@ def learned_pairs(results: Sequence[SlotResult], before: Mapping[int, Sequence[s
         was = set(as_ids(before[index])) if index in before else set()
         sentence = slot.focus or slot.sentence
         pairs += [(sentence, doc_id) for doc_id in as_ids(ids) if doc_id not in was]
+    return pairs
+
+
+def unlearned_pairs(results: Sequence[SlotResult], before: Mapping[int, Sequence[str]],
+                    after: Mapping[int, Sequence[str]]) -> list[tuple[str, str]]:
+    """The (sentence, doc_id) pairs a change of the user's picks takes back: a paper the user had picked for
+    a slot and removed (or replaced) is forgotten, alone; the other learned picks stay."""
+    slots = {r.slot.index: r.slot for r in results if r.slot is not None}
+    pairs: list[tuple[str, str]] = []
+    for index, ids in before.items():
+        slot = slots.get(index)
+        if slot is None or index not in after:
+            continue
+        now = set(as_ids(after[index]))
+        pairs += [(slot.focus or slot.sentence, d) for d in as_ids(ids) if d not in now]
     return pairs
 
 

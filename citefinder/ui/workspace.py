@@ -1,10 +1,14 @@
-"""The last draft per library, kept on disk so work survives reloads: text, results, the user's picks (several
-papers per slot, picks set aside by an edit, their undo history) and the .bib the draft was paired with.
+"""The user's drafts per library, kept on disk so work survives reloads: text, results, the user's picks
+(several papers per slot, picks set aside by an edit, their undo history) and the .bib the draft was paired with.
 
-One JSON file, ``<library>/workspace/last-draft.json``, rewritten whole (atomically) on every change;
-"start over" moves it to ``previous-draft.json`` (:func:`discard_draft`), from where it can be brought
-back (:func:`restore_previous`). Results are :meth:`SlotResult.to_dict` records read back by
-:func:`result_from_dict`. Files written by version 1 (one doc_id per slot) are read as they were.
+One JSON file per draft, ``<library>/workspace/drafts/<draft id>.json``, keyed by the draft (not "the last"):
+two tabs on one library each write their own draft, and a draft's picks are never shown on another. Each file
+is rewritten whole through the safe writer (:func:`citefinder.text.safewrite.atomic_write`). A file that
+cannot be read is never overwritten: it is moved aside as ``<id>.json.unreadable`` (:func:`unreadable`
+lists them, the page says so). "Start over" moves a draft to ``previous-draft.json`` (:func:`discard_draft`),
+from where it can be brought back (:func:`restore_previous`). The one file of earlier versions
+(``last-draft.json``) is read as a draft of its own. Results are :meth:`SlotResult.to_dict` records read back
+by :func:`result_from_dict`; files written by version 1 (one doc_id per slot) are read as they were.
 """
 
 from __future__ import annotations
@@ -12,20 +16,31 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
+import re
 import time
+import uuid
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from citefinder.text.safewrite import atomic_write
 from citefinder.types import Candidate, Hit, Paper, Query, Selection, Slot, SlotResult, StageScore, StageTrace
 from citefinder.ui.picks import Picks, SetAside, as_ids, picks_from_json, picks_to_json
 
 log = logging.getLogger(__name__)
 
-VERSION = 2
-FILE = Path("workspace") / "last-draft.json"
+VERSION = 3
+DRAFTS = Path("workspace") / "drafts"
+FILE = Path("workspace") / "last-draft.json"  # versions 1 and 2: one draft per library
 PREVIOUS = Path("workspace") / "previous-draft.json"
+UNREADABLE = ".unreadable"
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def new_draft_id() -> str:
+    """A fresh draft's identity: when it began, and a random part (two drafts begun at once differ)."""
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:8]
 
 
 @dataclass(frozen=True)
@@ -43,10 +58,12 @@ class Draft:
     history: tuple[Picks, ...] = ()  # earlier pick states, the last one first to undo
     paired: dict[str, Any] | None = None  # the .bib the results are restricted to (citefinder.ui.paired_bib)
     run_text: str | None = None  # the text the results were found in, when the user has edited it since
+    draft_id: str = ""  # the draft's identity: its file, and what its picks belong to
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "version": VERSION,
+            "draft_id": self.draft_id,
             "saved_at": self.saved_at or time.time(),
             "text": self.text,
             "source_name": self.source_name,
@@ -60,33 +77,48 @@ class Draft:
             "run_text": self.run_text if self.run_text != self.text else None,
         }
 
+    @property
+    def title(self) -> str:
+        """How the page names the draft: its file's name, else its first words."""
+        words = " ".join(self.text.split()[:8])
+        return self.source_name or (words[:60] + ("…" if len(words) > 60 else "")) or "(empty draft)"
 
-def draft_path(library_folder: str | Path) -> Path:
-    return Path(library_folder).expanduser() / FILE
+
+def _folder(library_folder: str | Path) -> Path:
+    return Path(library_folder).expanduser()
+
+
+def draft_path(library_folder: str | Path, draft_id: str | None = None) -> Path:
+    """The file of draft ``draft_id`` (without one: the draft saved last, else ``drafts/default.json``)."""
+    if draft_id is None:
+        latest = _latest(library_folder)
+        draft_id = latest[0] if latest else "default"
+    if not _ID.match(draft_id):
+        raise ValueError(f"not a draft id: {draft_id!r}")
+    return _folder(library_folder) / DRAFTS / f"{draft_id}.json"
 
 
 def save_draft(library_folder: str | Path, draft: Draft) -> Path:
-    """Write ``draft`` for this library (atomically); returns the file's path."""
-    path = draft_path(library_folder)
+    """Write ``draft`` as its own file for this library (atomically); returns the file's path."""
+    path = draft_path(library_folder, draft.draft_id or "default")
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps(draft.to_dict(), ensure_ascii=False)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".last-draft-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    if path.exists() and _summary_of(path) is None:  # never write over a record that could not be read
+        _move_aside(path)
+    atomic_write(path, json.dumps(draft.to_dict(), ensure_ascii=False).encode("utf-8"))
     return path
 
 
-def load_draft(library_folder: str | Path, *, previous: bool = False) -> Draft | None:
-    """The saved draft of this library (or the one "start over" put aside), or None (none saved, or
-    unreadable: logged and ignored)."""
-    path = Path(library_folder).expanduser() / PREVIOUS if previous else draft_path(library_folder)
-    if not path.exists():
-        return None
+def _migrate(library_folder: str | Path) -> None:
+    """The one draft of versions 1 and 2 becomes a draft of its own (``drafts/last-draft.json``)."""
+    legacy = _folder(library_folder) / FILE
+    if legacy.exists():
+        target = _folder(library_folder) / DRAFTS / "last-draft.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            os.replace(legacy, target)
+
+
+def _read(path: Path) -> Draft | None:
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
         changed = {int(k): SetAside(as_ids(v.get("ids")), str(v.get("sentence") or ""))
@@ -103,37 +135,158 @@ def load_draft(library_folder: str | Path, *, previous: bool = False) -> Draft |
             history=tuple(picks_from_json(h) for h in d.get("history") or ()),
             paired=d.get("paired") if isinstance(d.get("paired"), dict) else None,
             run_text=d["run_text"] if isinstance(d.get("run_text"), str) else None,
+            draft_id=path.stem if path.parent.name == DRAFTS.name else str(d.get("draft_id") or ""),
         )
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
-        log.warning("ignoring the saved draft %s: %s", path, e)
+        log.warning("the saved draft %s cannot be read: %s", path, e)
         return None
 
 
-def clear_draft(library_folder: str | Path) -> None:
-    draft_path(library_folder).unlink(missing_ok=True)
+def _move_aside(path: Path) -> Path:
+    """Keep an unreadable record as ``NAME.unreadable`` (``.unreadable.1`` ... never over an older one)."""
+    target = path.with_name(path.name + UNREADABLE)
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}{UNREADABLE}.{n}")
+        n += 1
+    os.replace(path, target)
+    log.warning("moved the unreadable draft %s aside to %s", path, target)
+    return target
 
 
-def discard_draft(library_folder: str | Path) -> bool:
-    """Put the saved draft aside ("start over"), so :func:`restore_previous` can bring it back; an older
-    one put aside is replaced. False when there was none."""
-    path = draft_path(library_folder)
+def list_drafts(library_folder: str | Path) -> list[Draft]:
+    """This library's saved drafts, the one saved last first (an unreadable one is moved aside, see
+    :func:`unreadable`)."""
+    _migrate(library_folder)
+    folder = _folder(library_folder) / DRAFTS
+    drafts = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        draft = _read(path)
+        if draft is None:
+            _move_aside(path)
+        else:
+            drafts.append(draft)
+    return sorted(drafts, key=lambda d: d.saved_at, reverse=True)
+
+
+@dataclass(frozen=True)
+class DraftSummary:
+    """What the page lists of a saved draft (read once per version of its file)."""
+
+    draft_id: str
+    title: str
+    saved_at: float
+    slots: int
+    picks: int
+
+
+@lru_cache(maxsize=256)
+def _summary(path: str, mtime_ns: int, size: int) -> DraftSummary | None:
+    """A draft file's summary, or None when it cannot be read (cached by the file's version: a rerun of the
+    page reads no draft again)."""
+    draft = _read(Path(path))
+    if draft is None:
+        return None
+    return DraftSummary(draft.draft_id, draft.title, draft.saved_at, len(draft.results),
+                        sum(1 for ids in draft.choices.values() if ids))
+
+
+def _summary_of(path: Path) -> DraftSummary | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _summary(str(path), st.st_mtime_ns, st.st_size)
+
+
+def summaries(library_folder: str | Path, *, but: str | None = None) -> list[DraftSummary]:
+    """The saved drafts of this library (``but`` that one), the one saved last first, without reading any file
+    twice (an unreadable one is moved aside, see :func:`unreadable`)."""
+    _migrate(library_folder)
+    folder = _folder(library_folder) / DRAFTS
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        if path.stem == but:
+            continue
+        summary = _summary_of(path)
+        if summary is None:
+            _move_aside(path)
+        else:
+            out.append(summary)
+    return sorted(out, key=lambda d: d.saved_at, reverse=True)
+
+
+def _latest(library_folder: str | Path) -> tuple[str, Draft] | None:
+    drafts = list_drafts(library_folder)
+    return (drafts[0].draft_id, drafts[0]) if drafts else None
+
+
+def unreadable(library_folder: str | Path) -> list[Path]:
+    """The draft records that could not be read, kept aside (never overwritten, never deleted)."""
+    folder = _folder(library_folder) / DRAFTS
+    return sorted(folder.glob(f"*{UNREADABLE}*")) if folder.is_dir() else []
+
+
+def load_draft(library_folder: str | Path, draft_id: str | None = None, *, previous: bool = False) -> Draft | None:
+    """Draft ``draft_id`` of this library (without one: the one saved last; ``previous``: the one "start over"
+    put aside), or None (none saved; one that cannot be read is moved aside and said by :func:`unreadable`)."""
+    if previous:
+        path = _folder(library_folder) / PREVIOUS
+        return _read(path) if path.exists() else None
+    if draft_id is None:
+        latest = _latest(library_folder)
+        return latest[1] if latest else None
+    _migrate(library_folder)
+    path = draft_path(library_folder, draft_id)
+    if not path.exists():
+        return None
+    draft = _read(path)
+    if draft is None:
+        _move_aside(path)
+    return draft
+
+
+def clear_draft(library_folder: str | Path, draft_id: str | None = None) -> None:
+    """Delete draft ``draft_id`` (without one: every saved draft of this library)."""
+    if draft_id is not None:
+        draft_path(library_folder, draft_id).unlink(missing_ok=True)
+        return
+    (_folder(library_folder) / FILE).unlink(missing_ok=True)
+    folder = _folder(library_folder) / DRAFTS
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        path.unlink(missing_ok=True)
+
+
+def discard_draft(library_folder: str | Path, draft_id: str | None = None) -> bool:
+    """Put draft ``draft_id`` (without one: the one saved last) aside ("start over"), so
+    :func:`restore_previous` can bring it back; an older one put aside is replaced. False when there was none."""
+    if draft_id is None:
+        latest = _latest(library_folder)
+        if latest is None:
+            return False
+        draft_id = latest[0]
+    path = draft_path(library_folder, draft_id)
     if not path.exists():
         return False
-    os.replace(path, Path(library_folder).expanduser() / PREVIOUS)
+    os.replace(path, _folder(library_folder) / PREVIOUS)
     return True
 
 
 def restore_previous(library_folder: str | Path) -> Draft | None:
-    """Bring back the draft "start over" put aside (it becomes the saved draft again), or None."""
-    folder = Path(library_folder).expanduser()
+    """Bring back the draft "start over" put aside (it becomes a saved draft again), or None."""
+    folder = _folder(library_folder)
     draft = load_draft(folder, previous=True)
     if draft is not None:
-        os.replace(folder / PREVIOUS, draft_path(folder))
+        if not draft.draft_id or not _ID.match(draft.draft_id):
+            draft = Draft(**{**draft.__dict__, "draft_id": new_draft_id()})
+        target = draft_path(folder, draft.draft_id)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(folder / PREVIOUS, target)
     return draft
 
 
 def has_previous(library_folder: str | Path) -> bool:
-    return (Path(library_folder).expanduser() / PREVIOUS).exists()
+    return (_folder(library_folder) / PREVIOUS).exists()
 
 
 def result_from_dict(d: dict[str, Any]) -> SlotResult:

@@ -151,6 +151,35 @@ def forget(library: Any, origins: Iterable[str] = (USER,)) -> int:
         return memory.clear(con, wanted)
 
 
+def forget_picks(library: Any, pairs: Iterable[tuple[str, str]] = (), *, doc_id: str | None = None,
+                 containing: str | None = None) -> int:
+    """Forget learned picks one by one, the others kept: each (sentence, doc_id) pair of ``pairs``, or every
+    learned pick of ``doc_id`` (only those whose sentence contains ``containing``); returns how many."""
+    memory = memory_of(library)
+    if not memory.exists():
+        return 0
+    wanted = [(" ".join(s.split()), d) for s, d in pairs]
+    gone = 0
+    with library._writing(), memory.transaction() as con:
+        ids: list[int] = []
+        for sentence, d in wanted:
+            ids += [int(r[0]) for r in con.execute(
+                "SELECT id FROM records WHERE origin = ? AND doc_id = ? AND text = ?", (USER, d, sentence))]
+        if doc_id is not None:
+            rows = con.execute("SELECT id, text FROM records WHERE origin = ? AND doc_id = ?", (USER, doc_id))
+            needle = " ".join((containing or "").split()).casefold()
+            ids += [int(i) for i, text in rows if needle in " ".join(str(text).split()).casefold()]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for table, column in (("vectors", "record"), ("matches", "record"), ("keys", "record")):
+                con.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
+            gone += int(con.execute(f"DELETE FROM records WHERE id IN ({marks})", chunk).rowcount)
+    if gone:
+        sync_memory(library)
+    return gone
+
+
 def memory_counts(library: Any) -> dict[str, int]:
     """Contexts held, matched, and library papers cited at least once (zeros without a memory)."""
     return memory_of(library).counts()

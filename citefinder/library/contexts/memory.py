@@ -111,6 +111,7 @@ class ContextMemory:
                     with con:
                         con.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(SCHEMA_VERSION),))
                         con.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+                _migrate_rids(con)
             except sqlite3.DatabaseError as e:
                 con.close()
                 raise LibraryDamagedError(damaged_message(self.path, e)) from e
@@ -323,3 +324,21 @@ def memory_of(library: Any) -> ContextMemory:
         if memory is None or memory.path.parent != Path(library.path):
             memory = _MEMORIES[library] = ContextMemory(Path(library.path))
         return memory
+
+
+def _migrate_rids(con: sqlite3.Connection) -> None:
+    """Stored record ids made by an older rule recomputed (:data:`RID_VERSION`), once."""
+    from citefinder.library.contexts.records import RID_VERSION, record_id
+
+    row = con.execute("SELECT value FROM meta WHERE key = 'rid'").fetchone()
+    if row is not None and row[0] == RID_VERSION:
+        return
+    try:
+        with con:
+            rows = con.execute("SELECT id, text, title, citing, year, first_author, doi, arxiv_id "
+                               "FROM records").fetchall()
+            con.executemany("UPDATE records SET rid = ? WHERE id = ?",
+                            [(record_id(t, ti, c or "", y, fa, d, a), i) for i, t, ti, c, y, fa, d, a in rows])
+            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rid', ?)", (RID_VERSION,))
+    except sqlite3.OperationalError:  # a read-only memory keeps its ids (a re-import may then add a twin)
+        log.warning("could not bring the memory's record ids up to date (read-only?)")

@@ -57,10 +57,10 @@ class ContextRecord:
 
     @property
     def rid(self) -> str:
-        """What makes a record the same record again (a re-import adds nothing): its sentence, the
-        cited title and the citing paper, normalised."""
-        basis = f"{_SPACES.sub(' ', self.text.casefold()).strip()}|{_title_key(self.title)}|{self.citing}"
-        return hashlib.sha1(basis.encode("utf-8")).hexdigest()
+        """What makes a record the same record again (a re-import adds nothing): its sentence, the cited
+        work (title and its DOI, arXiv id, or year and first author: two works of one title stay two) and the
+        citing paper, normalised."""
+        return record_id(self.text, self.title, self.citing, self.year, self.first_author, self.doi, self.arxiv_id)
 
     def cited_paper(self) -> Paper:
         return Paper(self.doc_id or "", self.title, self.authors, self.year, doi=self.doi, arxiv_id=self.arxiv_id)
@@ -83,6 +83,18 @@ class ContextRecord:
 # Titles and names repeat across a pack (86k records cite 26k titles): normalised once each.
 _title_key = lru_cache(maxsize=1 << 16)(normalize_title)
 _surname = lru_cache(maxsize=1 << 16)(surname)
+
+
+RID_VERSION = "2"  # 1: sentence | title | citing; 2: the cited work's identity too
+
+
+def record_id(text: str, title: str, citing: str, year: int | None, first_author: str | None, doi: str | None,
+              arxiv_id: str | None) -> str:
+    """:attr:`ContextRecord.rid` from a record's fields (the memory recomputes stored ids with it)."""
+    work = (f"doi:{doi.casefold()}" if doi else f"arxiv:{arxiv_id.casefold()}" if arxiv_id
+            else f"{year or ''}:{(first_author or '').casefold()}")
+    basis = f"{_SPACES.sub(' ', text.casefold()).strip()}|{_title_key(title)}|{work}|{citing}"
+    return hashlib.sha1(basis.encode("utf-8")).hexdigest()
 
 
 def plain_text(text: str) -> str:
@@ -157,7 +169,7 @@ def record_from_json(raw: dict[str, Any], *, origin: str = "pack") -> ContextRec
     citing: dict[str, Any] = raw["citing"] if isinstance(raw.get("citing"), dict) else {}
     return ContextRecord(
         text=text, title=title, year=_year(cited.get("year"), "cited.year"),
-        authors=tuple(str(a).strip() for a in authors if str(a).strip()),
+        authors=tuple(str(a).strip() for a in authors if a is not None and str(a).strip()),
         doc_id=_str(cited.get("doc_id"), "cited.doc_id"), doi=_str(cited.get("doi"), "cited.doi"),
         arxiv_id=_str(cited.get("arxiv_id"), "cited.arxiv_id"),
         prev=_str(raw.get("prev"), "prev"), next=_str(raw.get("next"), "next"),

@@ -90,8 +90,13 @@ def undo(settings: Settings) -> None:
     """Back to the picks before the last change (key u)."""
     history = history_state()
     if history:
-        st.session_state[state.CITE_CHOICES] = history.pop()
+        before = dict(choices_state())
+        after = history.pop()
+        st.session_state[state.CITE_CHOICES] = after
         save_workspace(settings)
+        # what the undo takes back is forgotten (a slot back to the engine's pick is no pick of the user's);
+        # what it brings back is learned again
+        learn_change(settings, before, {**{i: () for i in before if i not in after}, **after})
 
 
 def accept(settings: Settings, run: state.CiteRun, slot_index: int, ids: tuple[str, ...]) -> None:

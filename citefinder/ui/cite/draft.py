@@ -61,6 +61,14 @@ def history_state() -> list[Picks]:
     return st.session_state.setdefault(state.CITE_HISTORY, [])
 
 
+def draft_id() -> str:
+    """The identity of the draft this tab holds (a new one when it holds none yet)."""
+    value = st.session_state.get(state.CITE_DRAFT_ID)
+    if not value:
+        value = st.session_state[state.CITE_DRAFT_ID] = workspace.new_draft_id()
+    return str(value)
+
+
 def current_draft() -> workspace.Draft:
     """What the page holds now, as saved for the library."""
     run: state.CiteRun | None = st.session_state.get(state.CITE_RUN)
@@ -76,14 +84,15 @@ def current_draft() -> workspace.Draft:
         history=tuple(history_state()),
         paired=paired.to_dict() if paired is not None else None,
         run_text=run.text if run else None,
+        draft_id=draft_id(),
     )
 
 
 def save_workspace(settings: Settings) -> None:
-    """Write the current draft, results and picks to the library's last-draft file."""
+    """Write the current draft, results and picks to this draft's own file of the library."""
     try:
         workspace.save_draft(library_folder(settings), current_draft())
-    except OSError as e:
+    except (OSError, CitefinderError) as e:
         st.toast(f"Could not save the draft: {escape_markdown(e)}", icon=":material/warning:")
 
 
@@ -108,6 +117,9 @@ def load_into_session(settings: Settings, draft: workspace.Draft) -> None:
     st.session_state[state.CITE_EXTRA] = dict(draft.extra_papers)
     st.session_state[state.CITE_CHANGED] = dict(draft.changed)
     st.session_state[state.CITE_HISTORY] = list(draft.history)
+    st.session_state[state.CITE_DRAFT_ID] = draft.draft_id or workspace.new_draft_id()
+    for key in (state.CITE_NOTE, state.CITE_ASK, state.CITE_FOCUS):
+        st.session_state.pop(key, None)
 
 
 def restore_last_draft(settings: Settings) -> None:
@@ -117,7 +129,7 @@ def restore_last_draft(settings: Settings) -> None:
     st.session_state[state.CITE_RESTORED] = True
     if st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN):
         return
-    draft = workspace.load_draft(library_folder(settings))
+    draft = workspace.load_draft(library_folder(settings))  # the one saved last
     if draft is None or not (draft.text or draft.results):
         return
     load_into_session(settings, draft)
@@ -134,13 +146,38 @@ def start_over(settings: Settings) -> None:
     if job is not None:
         job.cancel()
     save_workspace(settings)  # what is put aside is what the page held
-    for key in (state.CITE_RUN, state.CITE_CHOICES, state.CITE_EXTRA, state.CITE_SOURCE, state.CITE_FOCUS,
-                state.CITE_UPLOAD_SEEN, state.CITE_CHANGED, state.CITE_HISTORY, state.CITE_NOTE, state.CITE_ASK,
-                state.CITE_PAIRED):
-        st.session_state.pop(key, None)
+    gone = draft_id()
+    _forget_page(keep_pairing=False)
     st.session_state[state.CITE_DRAFT] = ""
     st.session_state[state.CITE_TEXT] = ""
-    workspace.discard_draft(library_folder(settings))
+    workspace.discard_draft(library_folder(settings), gone)
+
+
+def _forget_page(*, keep_pairing: bool) -> None:
+    """The tab holds no draft any more (its own is saved): no run, no picks, a new identity for the next."""
+    for key in (state.CITE_RUN, state.CITE_CHOICES, state.CITE_EXTRA, state.CITE_SOURCE, state.CITE_FOCUS,
+                state.CITE_CHANGED, state.CITE_HISTORY, state.CITE_NOTE, state.CITE_ASK, state.CITE_DRAFT_ID,
+                *(() if keep_pairing else (state.CITE_PAIRED, state.CITE_UPLOAD_SEEN))):
+        st.session_state.pop(key, None)
+
+
+def new_draft(settings: Settings) -> None:
+    """Another draft begins in this tab (an upload, the example): the one held so far stays saved as itself,
+    and none of its results or picks is carried into the new one."""
+    has_work = bool(st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN))
+    if has_work:
+        save_workspace(settings)
+    _forget_page(keep_pairing=True)
+
+
+def open_draft(settings: Settings, wanted: str) -> None:
+    """Reopen a saved draft of this library in this tab (the one held so far stays saved)."""
+    if st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN):
+        save_workspace(settings)
+    draft = workspace.load_draft(library_folder(settings), wanted)
+    if draft is not None:
+        _forget_page(keep_pairing=True)  # the upload seen stays seen: it is not read again as a new draft
+        load_into_session(settings, draft)
 
 
 def bring_back(settings: Settings) -> None:
@@ -174,6 +211,7 @@ def _text_changed(settings: Settings) -> None:
 
 
 def _use_example(settings: Settings) -> None:
+    new_draft(settings)
     st.session_state[state.CITE_TEXT] = EXAMPLE
     st.session_state[state.CITE_SOURCE] = None
     _text_changed(settings)
@@ -190,7 +228,12 @@ def draft_input(settings: Settings) -> str:
     if upload is not None and st.session_state.get(state.CITE_UPLOAD_SEEN) != upload.file_id:
         st.session_state[state.CITE_UPLOAD_SEEN] = upload.file_id
         try:
-            st.session_state[state.CITE_TEXT] = extract_draft_text(upload.getvalue(), upload.name)
+            text = extract_draft_text(upload.getvalue(), upload.name)
+            if upload.name != st.session_state.get(state.CITE_SOURCE):
+                new_draft(settings)  # another file is another draft: nothing of the last one is carried into it
+            # (the same file again, edited, is the same draft: its picks follow their sentences)
+            st.session_state[state.CITE_UPLOAD_SEEN] = upload.file_id
+            st.session_state[state.CITE_TEXT] = text
             st.session_state[state.CITE_SOURCE] = upload.name
             _text_changed(settings)
         except CitefinderError as e:
@@ -214,9 +257,30 @@ def draft_input(settings: Settings) -> str:
     )
     st.session_state[state.CITE_DRAFT] = text
     confirm_start_over(settings)
+    folder = library_folder(settings)
     st.caption("Your draft, results and picks are kept for this library in "
-               f"{escape_markdown(workspace.draft_path(library_folder(settings)))} until you start over.")
+               f"{escape_markdown(workspace.draft_path(folder, draft_id()))} until you start over.")
+    other_drafts(settings)
     return text
+
+
+def other_drafts(settings: Settings) -> None:
+    """The library's other saved drafts, each to reopen here; a record that could not be read, said."""
+    folder = library_folder(settings)
+    drafts = workspace.summaries(folder, but=draft_id())
+    for path in workspace.unreadable(folder):
+        st.warning(f"A saved draft could not be read; it is kept, untouched, as {escape_markdown(path)} "
+                   "(nothing was written over it).", icon=":material/report:")
+    if not drafts:
+        return
+    with st.expander(f"Your other drafts in this library ({len(drafts)})", icon=":material/folder_open:"):
+        for d in drafts[:20]:
+            when = datetime.fromtimestamp(d.saved_at).strftime("%Y-%m-%d %H:%M") if d.saved_at else ""
+            row = st.container(horizontal=True, vertical_alignment="center")
+            row.markdown(f"**{escape_markdown(d.title)}** · {when} · {d.slots} slots, "
+                         f"{d.picks} pick{'s' if d.picks != 1 else ''}")
+            row.button("Open", key=f"cite_open_{d.draft_id}", on_click=open_draft, args=(settings, d.draft_id),
+                       help="Open this draft here, with its own results and picks (this one stays saved)")
 
 
 def slot_count_line(slots: Sequence[Slot]) -> None:

@@ -15,7 +15,16 @@ from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.text.slots import find_slots
 from citefinder.ui import exports, paired_bib, picks, render, resources, state, tables
-from citefinder.ui.cite.draft import ask, changed_state, choices_state, extra_state, history_state, library_folder
+from citefinder.ui.cite.draft import (
+    ask,
+    changed_state,
+    choices_state,
+    current_draft,
+    draft_id,
+    extra_state,
+    history_state,
+    library_folder,
+)
 from citefinder.ui.fill_job import FillJob, Kept
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import confidence_label
@@ -51,7 +60,7 @@ def _start(settings: Settings, text: str) -> None:
     kept = replace(_kept(settings), paired=paired.to_dict() if paired is not None else None)
     st.session_state[state.CITE_JOB] = FillJob(
         pipeline, text, source_name=st.session_state.get(state.CITE_SOURCE),
-        library_folder=library_folder(settings), total=len(slots), kept=kept,
+        library_folder=library_folder(settings), total=len(slots), kept=kept, draft_id=draft_id(),
     ).start()
     st.session_state[state.CITE_SCROLL] = "fill_progress"
 
@@ -85,16 +94,28 @@ def _confirm_rerun(settings: Settings, text: str) -> None:
     if run is None:
         ask(None)
         return
+    _rerun_dialog(settings, text)
+
+
+@st.dialog("Find citations again?", dismissible=False)
+def _rerun_dialog(settings: Settings, text: str) -> None:
+    """The question opens where the user clicked (a dialog over the page), naming the draft it is about."""
+    run: state.CiteRun | None = st.session_state.get(state.CITE_RUN)
+    if run is None:
+        return
     carry = picks.carry_over(find_slots(run.text, settings.context_sentences), choices_state(),
                              find_slots(text, settings.context_sentences))
     with st.container(border=True, key="cite_confirm_rerun"):
+        st.markdown(f"Draft: **{escape_markdown(current_draft().title)}**")
         st.warning(escape_markdown(f"Find citations again? {carry.summary()} Nothing else is lost: a pick set "
                                    "aside can be used again with one click."), icon=":material/published_with_changes:")
         row = st.container(horizontal=True)
         if row.button("Yes, find them again", type="primary", key="cite_rerun_yes"):
             _start(settings, text)
             st.rerun()
-        row.button("Cancel", key="cite_rerun_no", on_click=ask, args=(None,))
+        if row.button("Cancel", key="cite_rerun_no"):
+            ask(None)
+            st.rerun()
 
 
 def _progress_rows(snap) -> pd.DataFrame:
@@ -139,6 +160,8 @@ def follow_fill() -> None:
             head.markdown(f"**Filled {found} of {snap.total} slots** in {snap.elapsed_s:.1f} s")
             bar.empty()
     st.session_state.pop(state.CITE_JOB, None)
+    if job.draft_id and job.draft_id != st.session_state.get(state.CITE_DRAFT_ID):
+        return  # another draft is open in this tab now: the results were saved with their own draft
     if not snap.results:
         if snap.error:
             render.error_box(CitefinderError(snap.error))

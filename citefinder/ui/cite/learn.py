@@ -28,12 +28,17 @@ def learn_change(settings: Settings, before: Mapping[int, Sequence[str]], after:
     if run is None or not settings.learn_from_picks:
         return 0
     pairs = picks.learned_pairs(run.results, before, after)
-    if not pairs:
+    taken_back = picks.unlearned_pairs(run.results, before, after)
+    if not pairs and not taken_back:
         return 0
-    from citefinder.library.contexts.api import learn_picks
+    from citefinder.library.contexts.api import forget_picks, learn_picks
 
     try:
         library = paired_bib.run_library(run, resources.get_library(settings))
+        if taken_back:  # a pick the user removed is forgotten alone
+            forget_picks(library, taken_back)
+        if not pairs:
+            return 0
         return learn_picks(library, pairs, citing=picks.draft_name(run.source_name, run.text), settings=settings)
     except Exception as e:  # noqa: BLE001 - learning is a bonus: the pick stands, the traceback goes to the log
         log.warning("could not learn %d picks: %s", len(pairs), e, exc_info=True)

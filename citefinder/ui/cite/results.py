@@ -101,10 +101,12 @@ def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Lib
     n_papers = len({k for v in keys.values() for k in v.split(",")})
     downloads.download_button(f"Download .bib ({n_papers} paper{'s' if n_papers != 1 else ''})",
                               bib or "% no paper chosen\n", file_name="references.bib", mime="application/x-bibtex",
-                              icon=":material/download:", on_click="ignore", key="download_bib", disabled=not chosen)
+                              icon=":material/download:", on_click="ignore", key="download_bib", disabled=not chosen,
+                              help="The references file: what `citefinder fill --bib-out FILE.bib` writes")
     downloads.download_button(f"Download draft with \\cite ({len(keys)} of {n} filled)", filled,
                               file_name=exports.filled_name(run.source_name), mime="text/plain",
-                              icon=":material/description:", on_click="ignore", key="download_draft")
+                              icon=":material/description:", on_click="ignore", key="download_draft",
+                              help="The filled draft: what `citefinder fill -o FILE` writes")
     downloads.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys,
                                                                                    picked=set(choices_state())),
                               file_name="citefinder-results.json", mime="application/json",

@@ -1,0 +1,91 @@
+"""A draft is a draft (issue 29 item 3, issue 27 item 6), in a real browser (`streamlit run app.py`, Debian's
+Chromium, 1400x900 as the user had it): a pick made on one draft is never shown on another (a new upload is
+another draft), and *Find citations* on a draft whose picks would not all carry over asks in a dialog over the
+page, in view where the user clicked, naming the draft it is about."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+from app_support import build_sample_library, chromium, streamlit_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+START_MS = 240_000
+FILL_MS = 120_000
+FIRST = (
+    "Sequence transduction no longer needs recurrence, since attention is all you need [CITATION]. "
+    "The bench was quiet that morning. "
+    "Reciprocal rank fusion merges several rankings and outperforms Condorcet fusion [CITATION]."
+)
+OTHER = ("Dense passage retrieval embeds questions and passages for open-domain question answering [CITATION]. "
+         "The probabilistic relevance framework behind BM25 remains a strong lexical baseline [CITATION].")
+
+
+def idle(page) -> None:
+    page.wait_for_timeout(400)
+    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=FILL_MS)
+
+
+def slot(page, n: int):
+    return page.locator("[class*='st-key-slot_']").nth(n)
+
+
+def test_picks_stay_with_their_draft_and_the_rerun_question_opens_where_clicked(tmp_path_factory):
+    root = tmp_path_factory.mktemp("browser-drafts")
+    sample = build_sample_library(tmp_path_factory.getbasetemp() / "browser-sample-library")
+    library = root / "library"
+    shutil.copytree(sample, library, ignore=shutil.ignore_patterns("workspace"))
+    with streamlit_server(library, root / "server.log") as url, chromium((1400, 900)) as page:
+        page.goto(url)
+        page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)
+        uploads = page.locator('input[type="file"]')
+        uploads.first.set_input_files(files=[{"name": "first.txt", "mimeType": "text/plain",
+                                              "buffer": FIRST.encode("utf-8")}])
+        page.get_by_text("Text from").wait_for(timeout=30_000)
+        idle(page)
+        page.get_by_role("button", name="Find citations").click()
+        slot(page, 1).wait_for(timeout=FILL_MS)
+        idle(page)
+        slot(page, 0).get_by_role("button", name="Use this").first.click()  # the user's own pick on draft 1
+        idle(page)
+        slot(page, 0).get_by_text("your pick").first.wait_for(timeout=15_000)
+
+        # another paper is uploaded: another draft, none of draft 1's results or picks on it
+        uploads.first.set_input_files(files=[{"name": "other.txt", "mimeType": "text/plain",
+                                              "buffer": OTHER.encode("utf-8")}])
+        expect(page.get_by_label("...or paste your text")).to_have_value(OTHER, timeout=30_000)
+        expect(page.locator("[class*='st-key-slot_']")).to_have_count(0, timeout=30_000)  # no result of draft 1
+        idle(page)
+        assert page.get_by_text("This sentence changed since you picked").count() == 0
+        assert page.get_by_text("Your pick then").count() == 0
+        page.get_by_role("button", name="Find citations").click()
+        slot(page, 1).wait_for(timeout=FILL_MS)
+        idle(page)
+        assert page.get_by_text("This sentence changed since you picked").count() == 0
+        slot(page, 0).get_by_role("button", name="Use this").first.click()
+        idle(page)
+
+        # the sentence of the pick is edited; Find citations asks first, in a dialog in view, naming the draft
+        area = page.get_by_label("...or paste your text")
+        area.fill(OTHER.replace("Dense passage retrieval", "Notably, dense passage retrieval"))
+        area.press("Control+Enter")
+        idle(page)
+        page.get_by_role("button", name="Find citations").click()
+        dialog = page.get_by_role("dialog")
+        dialog.wait_for(timeout=30_000)
+        assert "other.txt" in dialog.inner_text() and "1 slot changed" in dialog.inner_text()
+        box = dialog.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + min(box["height"], 200) <= 900  # in view
+        dialog.get_by_role("button", name="Cancel").click()
+        dialog.wait_for(state="hidden", timeout=15_000)
+
+        # draft 1 is still the library's, with its pick, and reopens from the list of drafts
+        page.get_by_text("Your other drafts in this library").click()
+        page.get_by_role("button", name="Open").first.click()
+        expect(page.get_by_label("...or paste your text")).to_have_value(FIRST, timeout=30_000)
+        idle(page)
+        slot(page, 0).get_by_text("your pick").first.wait_for(timeout=15_000)
