@@ -116,6 +116,8 @@ def test_the_lab_recipe_asks_for_a_password_and_then_serves_the_app(tmp_path) ->
     conf = (ROOT / "docs" / "sharing" / "nginx.conf").read_text()
     assert "listen 8443;" in conf and "proxy_pass http://127.0.0.1:8501;" in conf
     conf = conf.replace("listen 8443;", f"listen 127.0.0.1:{lab};").replace("127.0.0.1:8501", f"127.0.0.1:{port}")
+    if os.geteuid() == 0:  # nginx started by root runs its workers as nobody, who cannot read pytest's tmp folders
+        conf = "user root;\n" + conf
     (prefix / "nginx.conf").write_text(conf)
     subprocess.run(["htpasswd", "-bc", str(prefix / "htpasswd"), "alice", "s3cret-lab"], check=True,
                    capture_output=True)
