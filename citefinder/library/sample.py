@@ -15,8 +15,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from citefinder.library.store import Library
+    from citefinder.types import Paper
 
 SAMPLE_FILE = "sample-library.bib"
+
+
+def is_sample(paper: "Paper") -> bool:
+    """Whether ``paper`` is the sample library's (imported from its file)."""
+    return paper.source == SAMPLE_FILE
 
 
 @dataclass(frozen=True)
