@@ -3,6 +3,7 @@
     python bench/offtopic.py generate                                 # bench/offtopic/random-words.txt (seeded)
     python bench/offtopic.py run --library sample --out bench/out/offtopic-sample.json
     python bench/offtopic.py run --library drafts-test --out bench/out/offtopic-drafts.json
+    python bench/offtopic.py run --library bench/out/drafts-libs/PAPER --out ...   # one paper's own library
 
 Two sets (issue 29): 300 sentences of random dictionary words with a [CITATION] marker (generated once from
 Debian's /usr/share/dict/words with a fixed seed and committed, so a rerun needs no dictionary), and 100
@@ -92,12 +93,12 @@ def cmd_run(kind: str, out_file: Path, data: Path, threshold: float | None) -> N
     from citefinder.config import offline_environment
 
     offline_environment()
-    folder = library_folder(kind, ROOT / "bench/out", data)
+    folder = Path(kind) if Path(kind).is_dir() else library_folder(kind, ROOT / "bench/out", data)
     report = {name: fill(folder, sentences(name), threshold) for name in ("random-words", "other-field")}
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps(report, indent=1) + "\n")
     for name, r in report.items():
-        print(f"{kind} / {name}: {r['filled']} of {r['slots']} auto-filled ({r['filled_share']:.1%}), "
+        print(f"{folder.name} / {name}: {r['filled']} of {r['slots']} auto-filled ({r['filled_share']:.1%}), "
               f"most per paper {r['max_per_paper']}, held back as a hub {r['held_back']}, {r['elapsed_s']} s")
 
 
@@ -107,7 +108,8 @@ def main() -> int:
     g = sub.add_parser("generate")
     g.add_argument("--words", type=Path, default=Path("/usr/share/dict/words"))
     r = sub.add_parser("run")
-    r.add_argument("--library", choices=("sample", "drafts-test"), default="sample")
+    r.add_argument("--library", default="sample", help="sample, drafts-test (every test paper's .bib in one "
+                   "library) or a library folder (e.g. bench/out/drafts-libs/PAPER, one drafts-dev paper's .bib)")
     r.add_argument("--data", type=Path, default=ROOT.parent / "shared/data/drafts-dev")
     r.add_argument("--threshold", type=float)
     r.add_argument("--out", type=Path, required=True)

@@ -65,6 +65,10 @@ class CheckedCitation:
     title: str = ""  # the key's entry in the .bib
     reason: str = ""
     alternatives: tuple[Alternative, ...] = field(default_factory=tuple)
+    # the sentence with this citation's command as [CITATION] and every other one as [OTHER] (which one is judged)
+    focus: str = ""
+    position: int = 1  # the key's place in its cite command (from 1)
+    keys_in_command: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -171,6 +175,7 @@ def check_citations(
                 sentence=c.slot.sentence, verdict=verdict, probability=round(p, 4), rank=rank, ranked=ranked.size,
                 title=paper.title if paper else "", reason=reason,
                 alternatives=better if verdict != FITS or better else (),
+                focus=c.slot.focus or c.slot.sentence, position=cites.index(c) + 1, keys_in_command=len(cites),
             ))
     out.sort(key=lambda r: r.index)
     log.info("checked %d citations in %d cite commands in %.1f s", len(out), len(groups), time.perf_counter() - t0)
