@@ -92,7 +92,8 @@ def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Lib
     order: exports.Order = "file" if st.session_state.get(state.CITE_ORDER) == "file" else "cited"
     taken = (lambda key: library.by_key(key) is not None) if library is not None else None
     try:
-        bib, keys = exports.bibliography(run.results, choices, extra, taken=taken, order=order)
+        bib, keys = exports.bibliography(run.results, choices, extra, taken=taken, order=order,
+                                         current=library.get if library is not None else None)
         filled = exports.filled_draft(run.text, run.results, keys, command=command)
     except CitefinderError as e:
         render.error_box(e)
