@@ -20,6 +20,25 @@ TITLE = "Adam: A method for stochastic optimization"
 URL = "https://arxiv.org/abs/1412.6980"
 
 
+def pick(page, select, option: str, then, opener) -> None:
+    """Choose a selectbox option, trying again while a rerun replaces the box (as test_browser_layout's pick)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    for attempt in range(8):
+        try:
+            page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=FILL_MS)
+            if not select.is_visible():
+                opener.click(timeout=5000)
+            select.click(timeout=5000)
+            page.get_by_role("option", name=option).first.click(timeout=5000)
+            then.wait_for(timeout=5000)
+            return
+        except PlaywrightError:
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(500 * (attempt + 1))
+    then.wait_for()
+
+
 def test_an_edit_of_a_paired_paper_is_listed_confirmed_and_exported(tmp_path) -> None:
     library = tmp_path / "library"
     shutil.copytree(build_sample_library(tmp_path.parent / "edits-sample"), library,
@@ -39,9 +58,9 @@ def test_an_edit_of_a_paired_paper_is_listed_confirmed_and_exported(tmp_path) ->
         section = page.get_by_role("heading", name="Paired .bib files")
         section.wait_for(timeout=START_MS)
         listed = page.locator("[data-testid='stExpander']", has_text="own-over-sample.bib · 6 papers")
-        listed.get_by_text("6 papers").click()
-        listed.get_by_role("combobox").click()
-        page.get_by_role("option", name=TITLE).click()
+        opener = listed.get_by_text("6 papers")
+        opener.click()
+        pick(page, listed.get_by_role("combobox"), TITLE, listed.get_by_label("URL"), opener)
         listed.get_by_label("URL").fill(URL)
         listed.get_by_role("button", name="Save").click()
         confirm = page.get_by_text("URL added").first

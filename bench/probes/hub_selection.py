@@ -18,7 +18,7 @@ from citefinder.select import hubs
 from citefinder.ui.workspace import result_from_dict
 
 
-def replay(outcomes: list[dict], factor: float, alike: float, threshold: float) -> tuple[int, int]:
+def replay(outcomes: list[dict], factor: float, alike: float, threshold: float, after: int = 1) -> tuple[int, int]:
     hubs.ALIKE = alike
     filled = right = 0
     by_paper: dict[str, list] = {}
@@ -27,7 +27,7 @@ def replay(outcomes: list[dict], factor: float, alike: float, threshold: float) 
     for items in by_paper.values():
         done: list = []
         for o in items:
-            r = hubs.hold_back(result_from_dict(o["result"]), done, threshold, factor)
+            r = hubs.hold_back(result_from_dict(o["result"]), done, threshold, factor, after)
             done.append(r)
             if r.selection.status == "found" and r.selection.paper is not None:
                 filled += 1
@@ -43,12 +43,13 @@ def main() -> None:
     args = p.parse_args()
     outcomes = [o for o in json.loads(args.run.read_text())["outcomes"] if o.get("result")]
     print(f"{args.run.name}: {len(outcomes)} slots")
-    print("| factor | alike | filled | right | precision |\n|---|---|---|---|---|")
+    print("| factor | alike | after | filled | right | precision |\n|---|---|---|---|---|---|")
     factors = [args.only] if args.only else [1.0, 0.9, 0.8, 0.7, 0.6, 0.5]
     for factor in factors:
         for alike in ([hubs.ALIKE] if args.only or factor == 1.0 else [0.15, 0.25, 0.35]):
-            filled, right = replay(outcomes, factor, alike, args.threshold)
-            print(f"| {factor} | {alike} | {filled} | {right} | {right / max(1, filled):.3f} |")
+            for after in ([hubs.HUB_AFTER] if args.only or factor == 1.0 else [1, 2, 3]):
+                filled, right = replay(outcomes, factor, alike, args.threshold, after)
+                print(f"| {factor} | {alike} | {after} | {filled} | {right} | {right / max(1, filled):.3f} |")
 
 
 if __name__ == "__main__":

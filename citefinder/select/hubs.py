@@ -21,6 +21,7 @@ from citefinder.retrieve.query.reformulate import STOPWORDS
 from citefinder.types import Hit, SlotResult, StageTrace
 
 HUB_FACTOR = 0.6  # fit on the drafts-dev training part (bench/RESULTS.md, "Off-topic slots")
+HUB_AFTER = 1  # how many earlier fills unlike this sentence the paper may have before its confidence drops
 ALIKE = 0.25  # overlap coefficient of the sentences' content words at or above which they are alike
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]{2,}")
 CHECKED_METHODS = ("threshold",)
@@ -43,7 +44,7 @@ def alike(a: SlotResult, b: SlotResult) -> bool:
 
 
 def hold_back(result: SlotResult, earlier: Sequence[SlotResult], threshold: float,
-              factor: float = HUB_FACTOR) -> SlotResult:
+              factor: float | None = None, after: int | None = None) -> SlotResult:
     """``result`` as it stands after the check against the ``earlier`` slots of its draft (see the module doc)."""
     sel = result.selection
     if sel.status != "found" or sel.paper is None or sel.method not in CHECKED_METHODS:
@@ -51,7 +52,9 @@ def hold_back(result: SlotResult, earlier: Sequence[SlotResult], threshold: floa
     doc = sel.paper.doc_id
     before = [r for r in earlier
               if r.selection.status == "found" and r.selection.paper is not None and r.selection.paper.doc_id == doc]
-    if not before or any(alike(result, r) for r in before):
+    factor = HUB_FACTOR if factor is None else factor
+    after = HUB_AFTER if after is None else after
+    if len(before) < after or any(alike(result, r) for r in before):
         return result
     first = before[0].slot.index + 1 if before[0].slot is not None else 0
     conf = round(sel.confidence * factor, 4)

@@ -114,7 +114,8 @@ def show(run: CheckRun) -> None:
             if c.index in run.fixes:
                 st.success(f"Replaced by {run.fixes[c.index]} in the corrected draft.")
             for a in c.alternatives:
-                line = (f"Better fit: **{escape_markdown(a.title)}** ({a.year or 'n.d.'}) · fit {a.probability:.2f} · "
+                line = (f"More probable here: **{escape_markdown(a.title)}** ({a.year or 'n.d.'}) · probability "
+                        f"{a.probability:.2f} that it is the paper cited (the key written: {c.probability:.2f}) · "
                         f"{escape_markdown(a.evidence)}")
                 left, right = st.columns([5, 2])
                 left.markdown(line)
