@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
+from citefinder.retrieve.query.reformulate import reformulate
 from citefinder.select import hubs
 from citefinder.ui.workspace import result_from_dict
 
@@ -27,7 +29,10 @@ def replay(outcomes: list[dict], factor: float, alike: float, threshold: float, 
     for items in by_paper.values():
         done: list = []
         for o in items:
-            r = hubs.hold_back(result_from_dict(o["result"]), done, threshold, factor, after)
+            r = result_from_dict(o["result"])
+            if r.slot is not None:  # the saved query keeps no names: read them again as the pipeline does
+                r = replace(r, query=reformulate(r.slot)[0])
+            r = hubs.hold_back(r, done, threshold, factor, after)
             done.append(r)
             if r.selection.status == "found" and r.selection.paper is not None:
                 filled += 1

@@ -31,13 +31,22 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS and w.lower() != "citation")
 
 
+def _sentence(r: SlotResult) -> str:
+    return r.slot.sentence if r.slot is not None else r.query.text
+
+
 def alike(a: SlotResult, b: SlotResult) -> bool:
-    """Two slots cite the same paper for the same thing: a shared name next to the marker, or their own
-    parts of the sentence share at least :data:`ALIKE` of the shorter one's content words."""
-    names_a = {normalize_name(n) for n in a.query.names}
-    if names_a & {normalize_name(n) for n in b.query.names}:
+    """Two slots cite the same paper for the same thing: one sentence (two markers of it), a name next to one
+    marker that the other sentence also writes, or sentences sharing at least :data:`ALIKE` of the shorter
+    one's content words."""
+    sa, sb = _sentence(a), _sentence(b)
+    if sa == sb:
         return True
-    wa, wb = content_words(a.query.local or a.query.text), content_words(b.query.local or b.query.text)
+    wa, wb = content_words(sa), content_words(sb)
+    keys_a = {normalize_name(n) for n in a.query.names} | {normalize_name(w) for w in wa}
+    keys_b = {normalize_name(n) for n in b.query.names} | {normalize_name(w) for w in wb}
+    if {normalize_name(n) for n in a.query.names} & keys_b or {normalize_name(n) for n in b.query.names} & keys_a:
+        return True
     if not wa or not wb:
         return False
     return len(wa & wb) / min(len(wa), len(wb)) >= ALIKE
