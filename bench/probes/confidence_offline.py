@@ -32,7 +32,7 @@ def main() -> None:
     threshold = args.threshold if args.threshold is not None else float(raw.get("threshold", 0.55))
     X, y = _rows([args.run])
     probs = [model.probability(f) for f in X]
-    filled = [label for p, label in zip(probs, y) if p >= threshold]
+    filled = [label for p, label in zip(probs, y, strict=True) if p >= threshold]
     print(f"{args.run.name} with {args.model.name} (threshold {threshold}): {len(y)} top-1s, AUC {auc(probs, y):.4f}; "
           f"filled {len(filled)}, right {sum(filled)}, precision {sum(filled) / max(1, len(filled)):.3f}")
 

@@ -2,7 +2,7 @@
 for each factor and alike-level, how many slots stay filled, how many of them right. Fit on the training part:
 
     python bench/probes/hub_selection.py bench/out/drafts-train-before.json            # choose HUB_FACTOR / ALIKE
-    python bench/probes/hub_selection.py bench/out/drafts-test-before.json --only 0.6  # the chosen one, on the test part
+    python bench/probes/hub_selection.py bench/out/drafts-test-before.json --only 0.6  # the chosen one, on test
 
 A replay: the slots after a held-back one see the same co-cited seeds as in the saved run (the live
 pipeline would give them one seed less); bench/RESULTS.md has the live before/after too.
