@@ -12,12 +12,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
 from citefinder.retrieve.query.reformulate import reformulate
 from citefinder.select import hubs
 from citefinder.ui.workspace import result_from_dict
+
+
+def unheld(r):  # type: ignore[no-untyped-def]
+    """A saved result as it was before a hub check of the run that saved it (its pick and confidence back)."""
+    select = r.trace("select")
+    hub = select.details.get("hub") if select is not None else None
+    if not hub:
+        return r
+    before = float(re.search(r"drops from ([0-9.]+)", hub["why"]).group(1))
+    paper = next(c.paper for c in r.candidates if c.doc_id == hub["paper"])
+    return replace(r, selection=replace(r.selection, status="found", paper=paper, confidence=before))
 
 
 def replay(outcomes: list[dict], factor: float, alike: float, threshold: float, after: int = 1) -> tuple[int, int]:
@@ -29,7 +41,7 @@ def replay(outcomes: list[dict], factor: float, alike: float, threshold: float, 
     for items in by_paper.values():
         done: list = []
         for o in items:
-            r = result_from_dict(o["result"])
+            r = unheld(result_from_dict(o["result"]))
             if r.slot is not None:  # the saved query keeps no names: read them again as the pipeline does
                 r = replace(r, query=reformulate(r.slot)[0])
             r = hubs.hold_back(r, done, threshold, factor, after)
