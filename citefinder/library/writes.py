@@ -18,7 +18,7 @@ from citefinder.library.core import LibraryCore
 from citefinder.library.formats.common import RecordError
 from citefinder.library.identity import Identity, dedupe_keys, identity, normalize_title, same_work
 from citefinder.library.records import embedding_text, to_metadata, to_update_metadata
-from citefinder.library.sample import is_sample
+from citefinder.library.sample_file import is_sample
 from citefinder.library.validate import checked_paper
 from citefinder.types import ImportFailure, ImportReport, Paper
 
