@@ -51,7 +51,7 @@ def paired_section(settings: Settings) -> None:
                          hide_index=True, width="stretch")
             titles = {p.doc_id: p.title for p in papers}
             doc_id = st.selectbox("Open and edit", list(titles), index=None, key=f"paired_edit_{folder.name}",
-                                  format_func=lambda i, t=titles: t.get(i, i), placeholder="Choose a paper")
+                                  format_func=titles.__getitem__, placeholder="Choose a paper")
             paper = next((p for p in papers if p.doc_id == doc_id), None)
             if paper is not None:
                 paper_editor.saved_note(paper)
