@@ -30,9 +30,12 @@ ENV HF_HUB_OFFLINE=1 \
     LITELLM_LOCAL_MODEL_COST_MAP=True \
     ANONYMIZED_TELEMETRY=False \
     CITEFINDER_LIBRARY=/data/library \
-    CITEFINDER_CACHE=/data/cache
+    CITEFINDER_CACHE=/data/cache \
+    CITEFINDER_IN_CONTAINER=1
 
 VOLUME /data
 EXPOSE 8501
 
+# Inside the container it must listen on every interface for the port to be published at all; who can reach it
+# is decided by `docker run -p`: the README publishes to 127.0.0.1 only (this machine).
 CMD ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501"]

@@ -289,7 +289,7 @@ NOT_FEATURES = ("library", "runner_up")  # read by Calibration.probability, not 
 RUNNER_UP = ("margin", "second_firsts")
 
 
-def cmd_confidence(paths: list[Path]) -> None:
+def cmd_confidence(paths: list[Path], min_precision: float = MIN_PRECISION) -> None:
     """Fit the logistic confidence; C and the threshold come from out-of-fold predictions (5 folds
     grouped by paper), so the threshold's precision is what unseen drafts can expect."""
     from sklearn.linear_model import LogisticRegression
@@ -322,7 +322,7 @@ def cmd_confidence(paths: list[Path]) -> None:
     top = max(a for a, _, _ in fits)
     cv_auc, C, oof = next(f for f in fits if f[0] >= top - AUC_TIE)
     model = LogisticRegression(C=C, max_iter=2000).fit(Z, y_a)
-    threshold = pick_threshold(oof.tolist(), y)
+    threshold = pick_threshold(oof.tolist(), y, min_precision)
     out = {"features": names, "coef": [round(float(c), 5) for c in model.coef_[0]],
            "intercept": round(float(model.intercept_[0]), 5), "mean": [round(float(m), 6) for m in mean],
            "scale": [round(float(s), 6) for s in scale],
@@ -335,16 +335,16 @@ def cmd_confidence(paths: list[Path]) -> None:
            "min_library": int(min(f["library"] for f in X))}
     (DATA / "confidence.json").write_text(json.dumps(out, indent=1) + "\n")
     print(out["provenance"])
-    print(f"threshold for >= {MIN_PRECISION:.0%} right picks out of fold: {threshold}")
+    print(f"threshold for >= {min_precision:.0%} right picks out of fold: {threshold}")
     for r in out["reliability"]:
         print(r)
 
 
-def pick_threshold(probs: list[float], labels: list[int]) -> float:
-    """The lowest threshold (0.05 steps) whose picks are >= MIN_PRECISION right in training."""
+def pick_threshold(probs: list[float], labels: list[int], min_precision: float = MIN_PRECISION) -> float:
+    """The lowest threshold (0.05 steps) whose picks are >= ``min_precision`` right in training."""
     for t in [x / 100 for x in range(5, 96, 5)]:
         picked = [l for p, l in zip(probs, labels) if p >= t]
-        if picked and sum(picked) / len(picked) >= MIN_PRECISION:
+        if picked and sum(picked) / len(picked) >= min_precision:
             return t
     return 0.95
 
@@ -482,6 +482,8 @@ def main() -> None:
                    help="tune and print, but do not write the shipped fusion (for probes of new lists)")
     c = sub.add_parser("confidence")
     c.add_argument("files", nargs="+", type=Path)
+    c.add_argument("--min-precision", type=float, default=MIN_PRECISION,
+                   help="the threshold: the lowest whose out-of-fold picks are this often right")
     lin = sub.add_parser("linear")
     lin.add_argument("files", nargs="+", type=Path)
     a = sub.add_parser("ablate")
@@ -496,7 +498,7 @@ def main() -> None:
             {n for _, outs in load(args.files) for o in outs for n in (o.get("lists") or {}) if "#" not in n})
         cmd_fusion(args.files, agents, args.kind, write=not args.dry_run)
     elif args.cmd == "confidence":
-        cmd_confidence(args.files)
+        cmd_confidence(args.files, args.min_precision)
     elif args.cmd == "linear":
         cmd_linear(args.files)
     elif args.cmd == "ablate":

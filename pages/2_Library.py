@@ -6,7 +6,7 @@ offline_environment()
 
 import streamlit as st  # noqa: E402
 
-from citefinder.ui import layout, library_view, paper_editor  # noqa: E402
+from citefinder.ui import layout, library_view, paired_view, paper_editor  # noqa: E402
 from citefinder.ui.contexts_panel import contexts_panel  # noqa: E402
 
 settings = layout.page_setup("Library")
@@ -27,3 +27,4 @@ st.divider()
 shown = library_view.papers_view(library)
 paper_editor.edit_section(library, shown)
 library_view.remove_section(library, shown)
+paired_view.paired_section(settings)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Set up (first time) and start the CiteFinder app on the embedded default library (./library).
+# It listens on 127.0.0.1 only (.streamlit/config.toml): other machines cannot reach it. Arguments go to
+# streamlit (e.g. --server.port 8600); to share it with a lab, read README "Sharing with a lab" first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

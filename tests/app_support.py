@@ -107,14 +107,15 @@ def streamlit_server(library: Path, log_path: Path, script: str | Path = "app.py
 
 
 @contextlib.contextmanager
-def chromium(viewport: tuple[int, int] = (1400, 1000)):
+def chromium(viewport: tuple[int, int] = (1400, 1000), http_credentials: dict[str, str] | None = None):
     """Debian's Chromium driven by Playwright (never `playwright install`); yields a page."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, accept_downloads=True)
+            context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, accept_downloads=True,
+                                          http_credentials=http_credentials)
             yield context.new_page()
         finally:
             browser.close()

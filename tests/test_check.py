@@ -125,3 +125,15 @@ def test_check_against_a_reference_library_flags_an_invented_entry(tmp_path, cap
     assert "--json" not in capsys.readouterr().err
     # and an output over an input is refused
     assert main(["check", str(tex), "--bib", str(bib), "--json", str(bib)]) == 2
+
+
+def test_keys_defined_twice_and_notes_after_a_replacement():
+    from citefinder.check.bib import TWICE, defined_twice, refreshed
+
+    (twice,) = defined_twice(["a", "b", "a", "c"])
+    assert twice.kind == TWICE and twice.keys == ("a",) and "defined 2 times" in twice.message
+    before = bib_problems({k: Paper(k, k.upper(), key=k) for k in ("a", "b", "c")}, ["a", "a", "ghost"], {}, {})
+    assert {p.kind for p in before} == {MISSING, UNCITED}
+    assert next(p for p in before if p.kind == UNCITED).keys == ("b", "c")
+    after = refreshed(before + [twice], ["a", "b", "c"], ["a", "b", "c"])  # ghost replaced by c, one a by b
+    assert [p.kind for p in after] == [TWICE]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from citefinder.config import Settings
@@ -10,6 +12,7 @@ from citefinder.errors import LibraryError
 from citefinder.library.bibtex import papers_to_bibtex
 from citefinder.library.edit import edit_bibtex, edit_paper
 from citefinder.library.store import Library
+from citefinder.types import Paper
 
 pytestmark = pytest.mark.slow
 
@@ -48,3 +51,27 @@ def test_the_whole_entry_can_be_edited_as_text(library):
         edit_bibtex(library, paper.doc_id, text + "\n" + text.replace("pro:LeCun98", "other"))
     with pytest.raises(LibraryError, match="exactly one entry"):
         edit_bibtex(library, paper.doc_id, "not bibtex at all")
+
+
+def test_changed_fields_name_what_an_edit_did() -> None:
+    from citefinder.library.edit import changed_fields
+
+    old = Paper("a", "Title", ("A B",), 2020, url=None, doi="10.1/x")
+    assert changed_fields(old, replace(old, url="https://x.org")) == ["URL added"]
+    assert changed_fields(old, replace(old, doi=None, year=2021)) == ["year changed", "DOI removed"]
+    assert changed_fields(old, old) == []
+
+
+def test_the_export_reads_each_paper_as_the_library_holds_it_now() -> None:
+    from citefinder.types import Candidate, Query, Selection, Slot, SlotResult
+    from citefinder.ui.exports import bibliography
+
+    then = Paper("p1", "Adam", ("Diederik Kingma",), 2014, key="kingma2014adam",
+                 bibtex="@article{kingma2014adam,\n  title={Adam},\n  year={2014}\n}")
+    now = replace(then, url="https://arxiv.org/abs/1412.6980",
+                  bibtex="@article{kingma2014adam,\n  title={Adam},\n  year={2014},\n  url={https://arxiv.org/abs/1412.6980}\n}")
+    slot = Slot(0, 0, 10, "[CITATION]", "Adam [CITATION].", "Adam [CITATION].")
+    result = SlotResult(slot, Query("Adam"), (Candidate(then),), Selection("found", then, 0.9, "threshold"), ())
+    stale, _ = bibliography([result], {0: "p1"})
+    fresh, _ = bibliography([result], {0: "p1"}, current=lambda ids: [now] if ids == ["p1"] else [])
+    assert "url" not in stale and "url={https://arxiv.org/abs/1412.6980}" in fresh

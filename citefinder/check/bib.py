@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 MISSING, UNCITED, DUPLICATE, DISAGREES, UNKNOWN = "cited but missing", "never cited", "same work twice", \
     "disagrees", "not in the reference library"
+TWICE = "key defined twice"
+CITING = (MISSING, UNCITED)  # the notes that follow what the draft cites (recomputed after each replacement)
 
 
 @dataclass(frozen=True)
@@ -57,16 +59,7 @@ def bib_problems(
 ) -> list[BibProblem]:
     """What is wrong with the .bib entries (``key -> entry``) for a draft citing ``cited`` (in text order),
     given the library papers the keys map to (``doc_of``, ``stored``) and an optional reference library."""
-    problems: list[BibProblem] = []
-    for key in dict.fromkeys(k for k in cited if k not in entries):
-        problems.append(BibProblem(MISSING, (key,), f"{key} is cited but no entry of the .bib has that key "
-                                                    "(LaTeX prints [?] there)"))
-    used = set(cited)
-    if not nocite_all:
-        never = [k for k in entries if k not in used]
-        if never:
-            listed = ", ".join(never[:12]) + (" ..." if len(never) > 12 else "")
-            problems.append(BibProblem(UNCITED, tuple(never), f"{len(never)} entries are never cited: {listed}"))
+    problems = citing_problems(list(entries), cited, nocite_all=nocite_all)
     by_doc: dict[str, list[str]] = {}
     for key in entries:
         if key in doc_of:
@@ -85,6 +78,38 @@ def bib_problems(
     if reference is not None:
         problems += _against(entries, reference, reference_name)
     return problems
+
+
+def citing_problems(entry_keys: Sequence[str], cited: Sequence[str], *, nocite_all: bool = False) -> list[BibProblem]:
+    """Keys cited without an entry, and entries never cited (unless ``\\nocite{*}``)."""
+    problems: list[BibProblem] = []
+    known = set(entry_keys)
+    for key in dict.fromkeys(k for k in cited if k not in known):
+        problems.append(BibProblem(MISSING, (key,), f"{key} is cited but no entry of the .bib has that key "
+                                                    "(LaTeX prints [?] there)"))
+    used = set(cited)
+    if not nocite_all:
+        never = [k for k in dict.fromkeys(entry_keys) if k not in used]
+        if never:
+            listed = ", ".join(never[:12]) + (" ..." if len(never) > 12 else "")
+            problems.append(BibProblem(UNCITED, tuple(never), f"{len(never)} entries are never cited: {listed}"))
+    return problems
+
+
+def refreshed(problems: Sequence[BibProblem], entry_keys: Sequence[str], cited: Sequence[str], *,
+              nocite_all: bool = False) -> list[BibProblem]:
+    """``problems`` with the notes on what is cited recomputed for the keys ``cited`` now (after replacements)."""
+    return citing_problems(entry_keys, cited, nocite_all=nocite_all) + [p for p in problems if p.kind not in CITING]
+
+
+def defined_twice(keys: Sequence[str]) -> list[BibProblem]:
+    """One note per key that two entries define (BibTeX keeps the first and warns; the second is never used)."""
+    seen: dict[str, int] = {}
+    for key in keys:
+        seen[key] = seen.get(key, 0) + 1
+    return [BibProblem(TWICE, (key,), f"{key} is defined {n} times in the .bib: BibTeX uses the first entry and "
+                                      "ignores the others; give each its own key or delete the copies")
+            for key, n in seen.items() if n > 1]
 
 
 def _against(entries: Mapping[str, Paper], reference: "ReferenceLibrary", name: str) -> Iterable[BibProblem]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citefinder.check.bib import BibProblem, bib_problems
+from citefinder.check.bib import BibProblem, bib_problems, defined_twice, refreshed
 from citefinder.check.model import DOUBTFUL, FITS, WRONG
 from citefinder.check.run import CheckedCitation, Progress, check_citations
 from citefinder.errors import InputError
@@ -37,6 +37,15 @@ class CheckReport:
     elapsed_s: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
     key_docs: dict[str, str] = field(default_factory=dict)  # each .bib key -> the library paper it is
+    entry_keys: tuple[str, ...] = ()  # every key the .bib defines (once each)
+    nocited: tuple[str, ...] = ()  # the draft's \nocite keys ("*": all)
+
+    def problems_after(self, fixes: Mapping[int, str]) -> tuple[BibProblem, ...]:
+        """The .bib's problems once the citations ``fixes`` names (index -> new key) cite their new keys."""
+        if not fixes or not self.entry_keys:
+            return self.problems
+        cited = [fixes.get(c.index, c.key) for c in self.citations] + [k for k in self.nocited if k != "*"]
+        return tuple(refreshed(self.problems, self.entry_keys, cited, nocite_all="*" in self.nocited))
 
     @property
     def likely_wrong(self) -> list[CheckedCitation]:
@@ -52,8 +61,9 @@ class CheckReport:
                 "elapsed_s": round(self.elapsed_s, 2), "notes": list(self.notes)}
 
 
-def bib_entries(bibs: Sequence[Path]) -> tuple[dict[str, Paper], list[str]]:
-    """Every entry of the .bib files by key (the first of a key used twice, as BibTeX does) and notes."""
+def bib_entries(bibs: Sequence[Path], keys: list[str] | None = None) -> tuple[dict[str, Paper], list[str]]:
+    """Every entry of the .bib files by key (the first of a key used twice, as BibTeX does) and notes;
+    ``keys`` (when given) receives every entry's key as read, the twice-defined ones twice."""
     from citefinder.library.readers import read_papers
 
     entries: dict[str, Paper] = {}
@@ -62,8 +72,10 @@ def bib_entries(bibs: Sequence[Path]) -> tuple[dict[str, Paper], list[str]]:
         for item in read_papers(bib):
             if isinstance(item, ImportFailure):
                 notes.append(f"{item.source}: {item.reason}")
-            elif item.key and item.key not in entries:
-                entries[item.key] = item
+            elif item.key:
+                if keys is not None:
+                    keys.append(item.key)
+                entries.setdefault(item.key, item)
     return entries, notes
 
 
@@ -93,7 +105,8 @@ def check_project(
     if not citations:
         raise InputError(f"{project.main.name} cites nothing: no \\cite{{key}} (or \\citep, \\autocite ...) with a "
                          "key was found outside comments.")
-    entries, notes = bib_entries(bibs)
+    read: list[str] = []
+    entries, notes = bib_entries(bibs, read)
     doc_of = key_docs(pipeline.library, entries)
 
     def where(pos: int) -> tuple[str, int]:
@@ -111,9 +124,10 @@ def check_project(
                             doc_of, stored,
                             nocite_all="*" in nocited, reference=reference,
                             reference_name=reference.folder.name if reference is not None else "")
+    problems += defined_twice(read)
     return CheckReport(tuple(checked), tuple(problems), tuple(str(b) for b in bibs), pipeline.library.count(),
                        str(reference.folder) if reference is not None else "", time.perf_counter() - t0,
-                       tuple(notes), dict(doc_of))
+                       tuple(notes), dict(doc_of), tuple(entries), tuple(nocited))
 
 
 def parse_fixes(specs: Sequence[str]) -> dict[str, str]:

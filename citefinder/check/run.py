@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_ALTERNATIVES = 3
-BETTER_BY = 0.05  # an alternative is shown when its fit is at least this much higher
+ALT_AT_LEAST, ALT_ODDS = 0.4, 2.0  # an alternative's probability: "unsure" or better, twice the key's odds
 Progress = Callable[[int, int], None]
 
 
@@ -65,6 +65,10 @@ class CheckedCitation:
     title: str = ""  # the key's entry in the .bib
     reason: str = ""
     alternatives: tuple[Alternative, ...] = field(default_factory=tuple)
+    # the sentence with this citation's command as [CITATION] and every other one as [OTHER] (which one is judged)
+    focus: str = ""
+    position: int = 1  # the key's place in its cite command (from 1)
+    keys_in_command: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -85,6 +89,29 @@ def _evidence(ranked: Ranked, doc_id: str, p_engine: float) -> str:
     return ", ".join(parts) or "no agent ranked it in its top 10"
 
 
+def alternative_probabilities(ranked: Ranked, cands: Sequence[Any]) -> list[float]:
+    """The probability that each of the top candidates is the paper cited here, as the Cite page shows it: the
+    engine's calibrated confidence (fit on the drafts-dev training part, :mod:`citefinder.rank.calibration`), a
+    lower candidate never above the one before it and read through the lower-ranks fit. The same question as the
+    verdict's probability ("is this the cited paper?"), so the two can be compared."""
+    from citefinder.rank.calibration import candidate_features, default_calibration, shown_probabilities
+
+    calibration = default_calibration()
+    size = max(1, ranked.size)
+    top = cands[:ALTERNATIVES_FROM]
+    return shown_probabilities([calibration.probability(candidate_features(top, i, ranked.ran, size))
+                                for i in range(len(top))])
+
+
+def clearly_more_probable(alternative: float, key: float) -> bool:
+    """An alternative is offered when it is at least :data:`ALT_AT_LEAST` probable and its odds are
+    :data:`ALT_ODDS` times the written key's."""
+    if alternative < ALT_AT_LEAST:
+        return False
+    odds = alternative / max(1e-6, 1.0 - alternative)
+    return odds >= ALT_ODDS * key / max(1e-6, 1.0 - key)
+
+
 def judge(ranked: Ranked, doc_id: str | None, exclude: frozenset[str], model: FitModel, *,
           keys_of: Mapping[str, str], key: str = "", elsewhere: Sequence[Any] = (),
           vectors: Vectors | None = None, contexts: Contexts | None = None, nearby: Sequence[str] = (),
@@ -101,16 +128,13 @@ def judge(ranked: Ranked, doc_id: str | None, exclude: frozenset[str], model: Fi
         reason = (f"ranked {rank} of {ranked.size}" if rank else f"not in the engine's top {len(cands)} of "
                   f"{ranked.size}") + f"; cosine {f['dense_cos']:.2f} (best {ranked.best_cosine:.2f})"
     better: list[Alternative] = []
+    shown = alternative_probabilities(ranked, cands)
     for i, c in enumerate(cands[:ALTERNATIVES_FROM]):
-        if c.doc_id == doc_id:
+        if c.doc_id == doc_id or not clearly_more_probable(shown[i], p):
             continue
         alt_key = keys_of.get(c.doc_id, "")
-        fa = fit_features(ranked, c.doc_id, exclude=exclude, key=alt_key, vectors=vectors, contexts=contexts,
-                          nearby=nearby, uncited=uncited)
-        pa = model.probability(fa)
-        if pa >= p + BETTER_BY and model.verdict(pa) != WRONG:
-            better.append(Alternative(c.doc_id, c.paper.title, alt_key or None, c.paper.year, round(pa, 4),
-                                      i + 1, _evidence(ranked, c.doc_id, fa["p_engine"])))
+        better.append(Alternative(c.doc_id, c.paper.title, alt_key or None, c.paper.year, round(shown[i], 4),
+                                  i + 1, _evidence(ranked, c.doc_id, 0.0)))
     better.sort(key=lambda a: -a.probability)
     return p, rank, reason, tuple(better[:MAX_ALTERNATIVES])
 
@@ -171,6 +195,7 @@ def check_citations(
                 sentence=c.slot.sentence, verdict=verdict, probability=round(p, 4), rank=rank, ranked=ranked.size,
                 title=paper.title if paper else "", reason=reason,
                 alternatives=better if verdict != FITS or better else (),
+                focus=c.slot.focus or c.slot.sentence, position=cites.index(c) + 1, keys_in_command=len(cites),
             ))
     out.sort(key=lambda r: r.index)
     log.info("checked %d citations in %d cite commands in %.1f s", len(out), len(groups), time.perf_counter() - t0)

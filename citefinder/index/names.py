@@ -30,7 +30,7 @@ from citefinder.index.base import PaperSource, load_postings, save_postings
 from citefinder.library.identity import normalize_title
 from citefinder.types import Paper
 
-W_KNOWN = 2.5
+W_KNOWN = 4.0
 W_PREFIX, W_INTRODUCED, W_TITLE_PAREN, W_TITLE_TOKEN, W_INITIALS, W_ABSTRACT_PAREN = 3.0, 2.5, 2.5, 2.0, 1.5, 1.0
 _STOP = frozenset("a an the of for and in on to with from by via at as is are towards toward using its".split())
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*\+*")
@@ -149,7 +149,7 @@ class NamesIndexKind:
     """Derived index of the names each paper introduces."""
 
     name = "names"
-    version = 2
+    version = 3
 
     def build(self, library: PaperSource) -> NamesIndex:
         postings: dict[str, list[tuple[str, float]]] = defaultdict(list)

@@ -89,6 +89,22 @@ def edit_paper(library: Library, doc_id: str, *, title: str | None = None, autho
     return library.get([doc_id])[0]
 
 
+FIELD_NAMES = (("title", "title"), ("authors", "authors"), ("year", "year"), ("key", "citation key"),
+               ("venue", "venue"), ("doi", "DOI"), ("url", "URL"), ("abstract", "abstract"))
+
+
+def changed_fields(old: Paper, new: Paper) -> list[str]:
+    """What an edit changed, in words ("URL added", "year changed", "DOI removed"), in the form's order."""
+    out = []
+    for name, label in FIELD_NAMES:
+        a, b = getattr(old, name), getattr(new, name)
+        if a != b:
+            out.append(f"{label} {'added' if not a else 'removed' if not b else 'changed'}")
+    if not out and old.bibtex != new.bibtex:
+        out.append("BibTeX entry changed")
+    return out
+
+
 def _check_key(library: Library, doc_id: str, key: object) -> None:
     if isinstance(key, str) and key:
         other = library.by_key(key)

@@ -13,10 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from citefinder.library.sample_file import SAMPLE_FILE, is_sample
+
 if TYPE_CHECKING:
     from citefinder.library.store import Library
 
-SAMPLE_FILE = "sample-library.bib"
+__all__ = ["SAMPLE_FILE", "Counts", "counts", "hidden_ids", "is_sample", "remove_sample", "sample_ids"]
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ commit (:class:`~citefinder.library.core.LibraryCore`); a killed import keeps ev
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,6 +20,7 @@ from citefinder.library.core import LibraryCore
 from citefinder.library.formats.common import RecordError
 from citefinder.library.identity import Identity, dedupe_keys, identity, normalize_title, same_work
 from citefinder.library.records import embedding_text, to_metadata, to_update_metadata
+from citefinder.library.sample_file import is_sample
 from citefinder.library.validate import checked_paper
 from citefinder.types import ImportFailure, ImportReport, Paper
 
@@ -286,8 +288,9 @@ class LibraryWrites(LibraryCore):
         entry replaces the sample library's (the paper stops being a sample). Nothing is embedded. A paper
         whose key is in ``keep`` (the import still names it: two entries of one file are one work, e.g. a
         ``crossref`` child and its parent) stays as it is."""
-        renamed = [new for p in self.get(list(duplicates)) if not (keep and p.key in keep)
-                   and (new := bibentry.adopted(p, duplicates[p.doc_id])) != p]
+        renamed = [new for p in self.get(list(duplicates))
+                   if not (keep and p.key in keep and not _sample_over(p, duplicates[p.doc_id]))
+                   and (new := _owned(p, duplicates[p.doc_id])) != p]
         if not renamed:
             return []
         log.info("updating the citation key and entry of %d stored papers", len(renamed))
@@ -394,6 +397,21 @@ class LibraryWrites(LibraryCore):
         if isinstance(error, CitefinderError):
             return error
         return ImportAbortedError(faults.explain(error, where=where(self.settings), kept=kept, resume=resume), report)
+
+
+def _sample_over(stored: Paper, duplicate: Paper) -> bool:
+    """A sample paper that the user's own file brings again, under any key (the same key included): it becomes
+    the user's (issue 29; :mod:`citefinder.library.sample`)."""
+    return is_sample(stored) and not is_sample(duplicate)
+
+
+def _owned(stored: Paper, duplicate: Paper) -> Paper:
+    """``stored`` adopting ``duplicate``'s key and entry; a sample paper also stops being one, even when the
+    duplicate brings no entry text (a JSONL record)."""
+    new = bibentry.adopted(stored, duplicate)
+    if _sample_over(stored, duplicate) and is_sample(new):
+        new = dataclasses.replace(new, source=duplicate.source or "imported")
+    return new
 
 
 def _source(paper: Any) -> str:

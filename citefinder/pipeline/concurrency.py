@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from citefinder.retrieve.query.cocite import merge, picks_near, seeds_for
 from citefinder.select.breaker import BreakerRewriter, BreakerSelector, LLMBreaker
 from citefinder.select.fallback import ThresholdSelector
+from citefinder.select.hubs import hold_back
 from citefinder.types import Slot, SlotResult
 
 if TYPE_CHECKING:
@@ -83,7 +84,8 @@ def cite_slots(
         s = pipeline.settings
         for slot in slots:
             near = merge(seeds_for(slot, seeds), picks_near(slot, results, s.cocited_chars, s.confidence_threshold))
-            results.append(fill.cite_slot(slot, draft=draft, cocited=near))
+            # a paper auto-filled for unrelated sentences is held back (select/hubs.py)
+            results.append(hold_back(fill.cite_slot(slot, draft=draft, cocited=near), results, s.confidence_threshold))
             if progress:
                 progress(len(results), total, results[-1])
         return results

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from typing import Any
 
 from citefinder.errors import InputError
@@ -20,6 +21,9 @@ def open_pdf(data: bytes, name: str) -> Any:
 
     if not data:
         raise InputError(f"{name} is empty.")
+    kind = looks_like(data)
+    if kind is not None:
+        raise InputError(f"{name} is not a PDF: it looks like {kind}." + HINTS.get(kind, ""))
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted and not _decrypts_with_empty_password(reader, name):
@@ -31,6 +35,31 @@ def open_pdf(data: bytes, name: str) -> Any:
     except Exception as e:  # pypdf raises many types on broken files (PdfReadError, ValueError, KeyError...)
         raise InputError(f"{name} is not a readable PDF ({_short(e)}). Re-export it and try again.") from e
     return reader
+
+
+BIBTEX = "a BibTeX file (a bibliography)"
+HINTS = {BIBTEX: " To draw the draft's citations from it, use *Pair with your .bib*; to add its papers to your "
+                 "library, import it on the Library page (or `citefinder library import`)."}
+
+
+def looks_like(data: bytes) -> str | None:
+    """What a file given as a PDF really is, when its start says so (None: a PDF, or nothing recognisable)."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"%PDF") or b"%PDF-" in data[:1024]:
+        return None
+    text = head.decode("utf-8", "replace")
+    if re.search(r"^\s*@(article|inproceedings|misc|book|incollection|techreport|phdthesis|mastersthesis|online|"
+                 r"string|preamble|comment|unpublished|proceedings|inbook|manual)\s*[{(]", text, re.I | re.M):
+        return BIBTEX
+    if "\\documentclass" in text or "\\begin{document}" in text or "\\section{" in text:
+        return "a LaTeX file (upload it as the draft: .tex is read as it is)"
+    if head.startswith(b"PK\x03\x04"):
+        return "a ZIP archive (a .docx or .zip?): export the document as PDF"
+    if head[:1] in (b"{", b"["):
+        return "a JSON file"
+    if head.startswith(b"<"):
+        return "an HTML or XML page (a saved web page?): download the PDF itself"
+    return None
 
 
 def _decrypts_with_empty_password(reader: Any, name: str) -> bool:

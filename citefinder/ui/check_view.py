@@ -17,6 +17,7 @@ import streamlit as st
 from citefinder.check.draft import CheckReport, check_project
 from citefinder.check.model import DOUBTFUL, FITS, WRONG
 from citefinder.check.report import markdown, to_json
+from citefinder.check.run import CheckedCitation
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.text.citations import find_citations, replace_keys
@@ -81,6 +82,15 @@ def run_check(settings: Settings) -> None:
     st.session_state[RUN] = CheckRun(tex.name, source, report)
 
 
+def judged_sentence(c: CheckedCitation) -> str:
+    """The sentence (markdown) with the judged cite command highlighted and the key's place in it named."""
+    parts = [escape_markdown(part, strip=False).replace(escape_markdown("[OTHER]"), "[·]")
+             for part in (c.focus or c.sentence).split("[CITATION]")]
+    where = f"{c.key}, key {c.position} of {c.keys_in_command}" if c.keys_in_command > 1 else c.key
+    mark = f":red-background[**\\[{escape_markdown(where)}\\]**]"
+    return mark.join(parts) if len(parts) > 1 else f"{parts[0]} {mark}"
+
+
 def show(run: CheckRun) -> None:
     report = run.report
     n = len(report.citations)
@@ -99,20 +109,23 @@ def show(run: CheckRun) -> None:
         with st.container(border=True):
             st.markdown(f"**{escape_markdown(c.key)}** · line {c.line} · {BADGE[c.verdict]} "
                         f"(fit {c.probability:.2f}; {escape_markdown(c.reason)})")
-            st.caption(escape_markdown(c.sentence))
+            st.markdown(judged_sentence(c), help="The judged cite command is highlighted; the sentence's other "
+                        "cite commands are shown as [·].")
             if c.index in run.fixes:
                 st.success(f"Replaced by {run.fixes[c.index]} in the corrected draft.")
             for a in c.alternatives:
-                line = (f"Better fit: **{escape_markdown(a.title)}** ({a.year or 'n.d.'}) · fit {a.probability:.2f} · "
+                line = (f"More probable here: **{escape_markdown(a.title)}** ({a.year or 'n.d.'}) · probability "
+                        f"{a.probability:.2f} that it is the paper cited (the key written: {c.probability:.2f}) · "
                         f"{escape_markdown(a.evidence)}")
                 left, right = st.columns([5, 2])
                 left.markdown(line)
                 if a.key and right.button(f"Replace with {a.key}", key=f"check-fix-{c.index}-{a.doc_id}"):
                     run.fixes[c.index] = a.key
                     st.rerun()
-    if report.problems:
+    problems = report.problems_after(run.fixes)  # "never cited" follows each replacement
+    if problems:
         st.subheader("The .bib")
-        for p in report.problems:
+        for p in problems:
             st.markdown(f"- *{escape_markdown(p.kind)}*: {escape_markdown(p.message)}")
     stem = Path(run.name).stem
     left, mid, right = st.columns(3)

@@ -77,6 +77,7 @@ def bibliography(
     *,
     taken: Callable[[str], bool] | None = None,
     order: Order = "cited",
+    current: Callable[[list[str]], Sequence[Paper]] | None = None,
 ) -> tuple[str, dict[int, str]]:
     """The .bib text of the chosen papers (each once) and slot index -> its bib keys, in cite order
     and as written inside ``\\cite{}`` (``"a,b"``: a key never holds a comma).
@@ -84,8 +85,14 @@ def bibliography(
     ``order``: "cited" writes the papers in the order the draft first cites them; "file" in the order
     of the .bib they came from (file by file), then the others as cited. A paper read from the user's
     .bib is their own entry, byte for byte; it keeps the user's key (:attr:`Paper.key`); others get a
-    generated key that avoids every key for which ``taken`` is true (pass the library's ``by_key`` test)."""
+    generated key that avoids every key for which ``taken`` is true (pass the library's ``by_key`` test).
+    ``current`` (the library's ``get``) gives each paper as the library holds it now: an edit on the Library
+    page after the fill (a URL added, a key changed) reaches the download."""
     chosen = chosen_lists(results, choices, extra)
+    if current is not None:
+        ids = list(dict.fromkeys(p.doc_id for papers in chosen.values() for p in papers))
+        now = {p.doc_id: p for p in current(ids)} if ids else {}
+        chosen = {i: [now.get(p.doc_id, p) for p in papers] for i, papers in chosen.items()}
     unique = list({p.doc_id: p for i in sorted(chosen) for p in chosen[i]}.values())
     if not unique:
         return "", {}

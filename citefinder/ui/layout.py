@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.library import sample
 from citefinder.library.store import Library
-from citefinder.ui import resources, state
+from citefinder.ui import reach, resources, state
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.render import error_box
 
@@ -106,6 +108,9 @@ def sample_controls(settings: Settings, library: Library, counts: sample.Counts,
 def sidebar_summary(settings: Settings, library: Library | None) -> None:
     """Which library is open (the user's papers counted apart from the sample's) and which models run."""
     with st.sidebar:
+        exposed = reach.reach_notice(str(st.get_option("server.address") or ""), os.environ)
+        if exposed:
+            st.warning(exposed, icon=":material/public:")
         if library is not None:
             try:
                 counts = sample.counts(library)

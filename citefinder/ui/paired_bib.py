@@ -108,6 +108,9 @@ def paired_pipeline(settings: Settings, paired: state.PairedBib | None) -> Pipel
     return bib_pipeline(settings, own, saved, paired.name)
 
 
+NAME_FILE = "name.txt"
+
+
 def save_bib(settings: Settings, name: str, data: bytes) -> Path:
     """Keep an uploaded .bib (or CSL-JSON) under the library folder, one folder per content
     (``<library>/paired/<hash>/refs.bib``): the same upload is imported once, a changed one gets a new folder."""
@@ -116,6 +119,9 @@ def save_bib(settings: Settings, name: str, data: bytes) -> Path:
     saved = folder / ("refs.json" if name.lower().endswith(".json") else "refs.bib")
     if not saved.exists():
         atomic_write(saved, data)  # the safe writer: whole or not at all
+    named = folder / NAME_FILE  # the name the user gave it, for the Library page's list (ui/paired_view.py)
+    if not named.exists():
+        atomic_write(named, name.encode("utf-8"))
     return saved
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from citefinder.library.edit import edit_bibtex, edit_paper, parse_authors, parse_year
+from citefinder.library.edit import changed_fields, edit_bibtex, edit_paper, parse_authors, parse_year
 from citefinder.library.review import ImportReview
 from citefinder.library.store import Library
 from citefinder.types import Paper
@@ -50,8 +50,32 @@ def edit_form(library: Library, paper: Paper, form_key: str, *, full: bool = Tru
         render.failure("Saving the paper", e)
         return
     _replace_in_review(saved)
-    st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(f"Saved “{saved.title}”.")
+    _saved(paper, saved)
     st.rerun()
+
+
+SAVED = "library_saved"  # the last Save's confirmation, shown where the user clicked (and at the top)
+
+
+def _saved(old: Paper, new: Paper) -> None:
+    """Say what the Save changed, where the user clicked it (the editor stays open) and at the top of the page."""
+    fields = changed_fields(old, new)
+    if fields:
+        where = (" Its .bib entry has them too: the .bib you download holds the new text." if new.bibtex
+                 else " The .bib you download is written from these fields.")
+        text = f"Saved “{new.title}”: {', '.join(fields)}." + where
+    else:
+        text = f"Nothing changed in “{new.title}”."
+    st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(text)
+    st.session_state[SAVED] = (new.doc_id, escape_markdown(text))
+    st.toast(escape_markdown(text), icon=":material/save:")
+
+
+def saved_note(paper: Paper) -> None:
+    """The last Save's confirmation, under the editor of the paper it was about."""
+    last = st.session_state.get(SAVED)
+    if last and last[0] == paper.doc_id:
+        st.success(last[1], icon=":material/check:")
 
 
 def bibtex_form(library: Library, paper: Paper, form_key: str) -> None:
@@ -71,7 +95,7 @@ def bibtex_form(library: Library, paper: Paper, form_key: str) -> None:
     except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
         render.failure("Saving the BibTeX entry", e)
         return
-    st.session_state[state.LIBRARY_MESSAGE] = escape_markdown(f"Saved the entry of “{saved.title}”.")
+    _saved(paper, saved)
     st.rerun()
 
 
@@ -79,13 +103,14 @@ def edit_section(library: Library, shown: list[Paper]) -> None:
     """Open one of the papers shown above and edit it (its fields, or its whole BibTeX entry)."""
     if not shown:
         return
-    with st.expander("Open and edit a paper", icon=":material/edit:"):
+    with st.expander("Open and edit a paper", icon=":material/edit:", expanded=bool(st.session_state.get(SAVED))):
         titles = {p.doc_id: f"{p.title} ({p.year})" if p.year else p.title for p in shown}
         doc_id = st.selectbox("Paper (from the table above)", list(titles), index=None, key=state.LIBRARY_EDIT,
                               format_func=lambda i: titles.get(i, i), placeholder="Choose a paper")
         paper = next((p for p in shown if p.doc_id == doc_id), None)
         if paper is not None:
             st.caption(f"id {escape_markdown(paper.doc_id)} · from {escape_markdown(paper.source or 'unknown')}")
+            saved_note(paper)
             fields, entry = st.tabs(["Fields", "BibTeX entry"])
             with fields:
                 edit_form(library, paper, f"paper_{shown.index(paper)}")

@@ -104,18 +104,21 @@ def trace_panel(result: SlotResult, lookup: Lookup | None = None) -> None:
                 st.caption(escape_markdown("Searched for: " + "; ".join(f"{k}: {v}" for k, v in read.items())))
             if trace.top:
                 st.caption(f"Top {min(TOP_SHOWN, len(trace.top))} of {len(trace.top)} (k = {trace.params.get('k')})")
-                st.dataframe(tables.hits_frame(trace.top, papers, TOP_SHOWN), hide_index=True, width="stretch")
+                st.dataframe(tables.shown(tables.hits_frame(trace.top, papers, TOP_SHOWN)),
+                             hide_index=True, width="stretch")
     tab_fused, tab_rerank, tab_select = tabs[1 + len(agents) :]
     with tab_fused:
         _stage_note(result.trace("fuse"))
         if result.candidates:
             st.caption("Each candidate's rank in every stage (blank: the stage did not return it).")
-            st.dataframe(tables.candidates_frame(result.candidates, TOP_SHOWN), hide_index=True, width="stretch")
+            st.dataframe(tables.shown(tables.candidates_frame(result.candidates, TOP_SHOWN)),
+                         hide_index=True, width="stretch")
     with tab_rerank:
         rerank = result.trace("rerank")
         _stage_note(rerank)
         if rerank and rerank.status == "ok" and rerank.top:
-            st.dataframe(tables.hits_frame(rerank.top, papers, TOP_SHOWN), hide_index=True, width="stretch")
+            st.dataframe(tables.shown(tables.hits_frame(rerank.top, papers, TOP_SHOWN)),
+                         hide_index=True, width="stretch")
     with tab_select:
         _select_tab(result, papers)
 
@@ -156,7 +159,8 @@ def _select_tab(result: SlotResult, papers: dict[str, Paper]) -> None:
         st.text(str(trace.details["raw_answer"]))
     if trace and trace.top:
         st.caption("Candidates the selector saw, with their confidence:")
-        st.dataframe(tables.hits_frame(trace.top, papers), hide_index=True, width="stretch")
+        st.dataframe(tables.shown(tables.hits_frame(trace.top, papers)),
+                     hide_index=True, width="stretch")
 
 
 def ranked_papers(result: SlotResult, limit: int = 10) -> None:

@@ -68,9 +68,10 @@ def llm_form(settings: Settings) -> None:
             changes["llm_api_key"] = key
         elif forget:
             changes["llm_api_key"] = None
-        if apply(changes) and test:
-            test_connection(state.get_settings())
-        elif save:
+        if test:
+            save_if_connected(changes)
+        elif apply(changes):
+            st.session_state.pop(state.LLM_CHECK, None)  # a test of other settings says nothing of these
             st.success("LLM settings saved (the API key for this session only).")
     ok_message = st.session_state.get(state.LLM_CHECK)
     if ok_message:
@@ -78,14 +79,32 @@ def llm_form(settings: Settings) -> None:
         (st.success if ok else st.error)(escape_markdown(message))
 
 
-def test_connection(settings: Settings) -> None:
+def save_if_connected(changes: dict[str, Any]) -> None:
+    """*Save and test connection*: the new settings are tested first and saved only when the endpoint answers;
+    a failed test leaves the settings as they were (and says so)."""
+    try:
+        candidate = state.get_settings().with_overrides(**changes)
+    except ValidationError as e:
+        st.error("Not applied. " + escape_markdown(state.validation_message(e)), icon=":material/error:")
+        return
+    if test_connection(candidate):
+        state.set_settings(candidate)
+    else:
+        ok, message = st.session_state[state.LLM_CHECK]
+        st.session_state[state.LLM_CHECK] = (ok, f"Not saved: the endpoint did not answer, so the LLM settings "
+                                                 f"stay as they were. {message}")
+
+
+def test_connection(settings: Settings) -> bool:
     with st.spinner(f"Asking {settings.llm_model}..."):
         try:
             answer, seconds = check_llm(settings)
             st.session_state[state.LLM_CHECK] = (True, f"Connected: {settings.llm_model} answered "
                                                  f"{answer[:60]!r} in {seconds:.1f} s.")
+            return True
         except CitefinderError as e:
             st.session_state[state.LLM_CHECK] = (False, str(e))
+            return False
 
 
 def models_form(settings: Settings) -> None:

@@ -6,6 +6,7 @@ Pure functions: records in, DataFrame out. Missing ranks are <NA>, not 0.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -46,6 +47,12 @@ def _stage_names(candidates: Sequence[Candidate]) -> list[str]:
                 names.append(s.stage)
     agents = list(dict.fromkeys(n.split("#")[0] for n in names))
     return sorted(names, key=lambda n: (agents.index(n.split("#")[0]), n))
+
+
+def shown(frame: pd.DataFrame, precision: int = 4) -> Any:
+    """``frame`` as the page shows it: a missing value is an empty cell, not "None"; numbers stay numbers (a
+    column still sorts by them). A pandas Styler, which ``st.dataframe`` displays with these values."""
+    return frame.style.format(na_rep="", precision=precision)
 
 
 def candidates_frame(candidates: Sequence[Candidate], limit: int | None = None) -> pd.DataFrame:

@@ -15,6 +15,7 @@ import streamlit as st
 from citefinder.config import Settings
 from citefinder.library.bibtex import bib_key_for
 from citefinder.library.store import Library
+from citefinder.select.hubs import held_back
 from citefinder.types import Paper, SlotResult
 from citefinder.ui import exports, paired_bib, render, state
 from citefinder.ui.cite import choices as ch
@@ -103,6 +104,8 @@ def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which:
                        "next / previous slot to check")
         _sentence(result, which)
         _set_aside(settings, run, result)
+        if (hub := held_back(result)) is not None:
+            st.caption(f":orange[**Held back.**] {escape_markdown(hub)}.")
         if sel.paper is None and slot.index not in choices_state():
             if result.candidates:
                 st.warning(f"**{NO_MATCH}.** Details are in the trace below.", icon=":material/search_off:")

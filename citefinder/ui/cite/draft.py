@@ -210,6 +210,41 @@ def _text_changed(settings: Settings) -> None:
     save_workspace(settings)
 
 
+SOURCE_TEXT = "cite_source_text"  # the text the uploaded file gave (to tell an edit from other pasted text)
+
+
+def shared_lines(a: str, b: str) -> float:
+    """The share of ``b``'s non-empty lines that ``a`` also has."""
+    lines = [line.strip() for line in b.splitlines() if line.strip()]
+    if not lines:
+        return 0.0
+    have = {line.strip() for line in a.splitlines()}
+    return sum(line in have for line in lines) / len(lines)
+
+
+def source_caption(source: str | None, loaded: str | None, text: str) -> str | None:
+    """The line above the text box: which file the text came from, "edited here" once changed; None when there
+    is no file, or the box now holds other text (pasted over it)."""
+    if not source:
+        return None
+    name = escape_markdown(source)
+    if loaded is None or text == loaded:
+        return f"Text from **{name}**"
+    if shared_lines(loaded, text) < 0.2:
+        return None
+    return f"Text from **{name}**, edited here"
+
+
+def _typed(settings: Settings) -> None:
+    """The user changed the box: other text pasted over a file's forgets the file."""
+    loaded = st.session_state.get(SOURCE_TEXT)
+    text = st.session_state.get(state.CITE_TEXT, "")
+    if loaded is not None and source_caption(st.session_state.get(state.CITE_SOURCE), loaded, text) is None:
+        st.session_state[state.CITE_SOURCE] = None
+        st.session_state[SOURCE_TEXT] = None
+    _text_changed(settings)
+
+
 def _use_example(settings: Settings) -> None:
     new_draft(settings)
     st.session_state[state.CITE_TEXT] = EXAMPLE
@@ -235,6 +270,7 @@ def draft_input(settings: Settings) -> str:
             st.session_state[state.CITE_UPLOAD_SEEN] = upload.file_id
             st.session_state[state.CITE_TEXT] = text
             st.session_state[state.CITE_SOURCE] = upload.name
+            st.session_state[SOURCE_TEXT] = st.session_state[state.CITE_TEXT]
             _text_changed(settings)
         except CitefinderError as e:
             render.error_box(e)
@@ -248,11 +284,12 @@ def draft_input(settings: Settings) -> str:
     if not has_work and workspace.has_previous(library_folder(settings)):
         row.button("Bring back the cleared draft", type="tertiary", icon=":material/undo:", on_click=bring_back,
                    args=(settings,), key="cite_bring_back")
-    source = st.session_state.get(state.CITE_SOURCE)
-    if source:
-        row.caption(f"Text from **{escape_markdown(source)}**")
+    caption = source_caption(st.session_state.get(state.CITE_SOURCE), st.session_state.get(SOURCE_TEXT),
+                             st.session_state.get(state.CITE_TEXT, ""))
+    if caption:
+        row.caption(caption)
     text = st.text_area(
-        "...or paste your text", key=state.CITE_TEXT, height=180, on_change=_text_changed, args=(settings,),
+        "...or paste your text", key=state.CITE_TEXT, height=180, on_change=_typed, args=(settings,),
         placeholder="Self-attention alone can replace recurrence [CITATION]. ...",
     )
     st.session_state[state.CITE_DRAFT] = text

@@ -13,7 +13,7 @@ from citefinder.library import sample
 from citefinder.library.store import Library
 from citefinder.text.slots import looks_like_latex
 from citefinder.types import SlotResult
-from citefinder.ui import exports, paired_bib, picks, render, state
+from citefinder.ui import exports, paired_bib, picks, render, state, tables
 from citefinder.ui.cite.cards import positions_in_sentence, slot_card
 from citefinder.ui.cite.choices import (
     ALL,
@@ -46,17 +46,26 @@ def llm_banner(run: state.CiteRun, settings: Settings) -> None:
     if not failed and not skipped:
         return
     reason = (failed[-1].details["llm_error"] if failed else skipped[0].details.get("llm_failure", ""))
-    model = settings.llm_model or "the LLM"
     if skipped:
-        head = (f"The LLM ({model}) failed {len(failed)} times, so it was not asked again in this fill: "
+        head = (f"{_llm(settings)} failed {len(failed)} times, so it was not asked again in this fill: "
                 f"{len(failed) + len(skipped)} of {len(run.results)} slots were decided without it")
     else:
-        head = f"The LLM ({model}) failed on {len(failed)} of {len(run.results)} slots; those were decided without it"
+        head = f"{_llm(settings)} failed on {len(failed)} of {len(run.results)} slots; those were decided without it"
+    if not settings.llm_model:  # the settings were reset since: a note, not an alarm
+        st.caption(escape_markdown(f"{head}. No LLM is set now: the next Find citations uses the confidence rule "
+                                   "alone."))
+        return
+    after = "  \nCheck the endpoint on the **Settings** page."
     st.warning(
         escape_markdown(f"{head}, by the confidence rule (the top candidate when BM25 and dense agree on it). "
-                        f"Last error: {reason[:200]}") + "  \nCheck the endpoint on the **Settings** page.",
+                        f"Last error: {reason[:200]}") + after,
         icon=":material/cloud_off:",
     )
+
+
+def _llm(settings: Settings) -> str:
+    """"The LLM (model)" while one is set; after a reset, the run's LLM is no longer named."""
+    return f"The LLM ({settings.llm_model})" if settings.llm_model else "The LLM of this fill"
 
 
 def restricted_line(run: state.CiteRun, library: Library) -> None:
@@ -92,7 +101,8 @@ def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Lib
     order: exports.Order = "file" if st.session_state.get(state.CITE_ORDER) == "file" else "cited"
     taken = (lambda key: library.by_key(key) is not None) if library is not None else None
     try:
-        bib, keys = exports.bibliography(run.results, choices, extra, taken=taken, order=order)
+        bib, keys = exports.bibliography(run.results, choices, extra, taken=taken, order=order,
+                                         current=library.get if library is not None else None)
         filled = exports.filled_draft(run.text, run.results, keys, command=command)
     except CitefinderError as e:
         render.error_box(e)
@@ -226,7 +236,8 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
         if not shown:
             st.caption("No slot matches this filter.")
             return
-        st.dataframe(compact_frame(run, choices).iloc[[run.results.index(r) for r in shown]], hide_index=True,
+        st.dataframe(tables.shown(compact_frame(run, choices).iloc[[run.results.index(r) for r in shown]], 2),
+                     hide_index=True,
                      width="stretch", key=f"compact_{run.run_id}", on_select=lambda: _table_selected(run, shown),
                      selection_mode="single-row",
                      column_config={
@@ -235,7 +246,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
                                                                   "open it above, or widen the column."),
                          "cites": st.column_config.TextColumn(width="medium"),
                          "probability": st.column_config.NumberColumn(
-                             format="%.2f", help="The probability that the engine's pick is the cited paper "
+                             help="The probability that the engine's pick is the cited paper "
                                                  "(blank: you decided). Sorting sorts by it.")})
         if target is None:
             st.caption("Select a row to open its slot here.")
