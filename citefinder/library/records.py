@@ -43,3 +43,10 @@ def from_record(doc_id: str, meta: Mapping[str, Any] | None, document: str | Non
     ints = {k: int(v) if isinstance(v := meta.get(k), (int, float)) else None for k in _INTS}
     return Paper.from_dict({**{k: meta.get(k) for k in _SCALARS}, **ints, "doc_id": doc_id,
                             "title": str(meta.get("title", "")), "authors": authors, "abstract": document or ""})
+
+
+def source_name(paper: Any) -> str:
+    """What an import failure names: the record's source file, else its doc_id, else "record"."""
+    source = getattr(paper, "source", None)
+    doc_id = getattr(paper, "doc_id", None)
+    return str(source if isinstance(source, str) and source else doc_id if isinstance(doc_id, str) else "record")

@@ -4,7 +4,6 @@ commit (:class:`~citefinder.library.core.LibraryCore`); a killed import keeps ev
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,8 +18,8 @@ from citefinder.library.chroma import where
 from citefinder.library.core import LibraryCore
 from citefinder.library.formats.common import RecordError
 from citefinder.library.identity import Identity, dedupe_keys, identity, normalize_title, same_work
-from citefinder.library.records import embedding_text, to_metadata, to_update_metadata
-from citefinder.library.sample_file import is_sample
+from citefinder.library.records import embedding_text, source_name, to_metadata, to_update_metadata
+from citefinder.library.sample_file import owned, sample_over
 from citefinder.library.validate import checked_paper
 from citefinder.types import ImportFailure, ImportReport, Paper
 
@@ -77,7 +76,7 @@ class LibraryWrites(LibraryCore):
                         try:
                             paper = checked_paper(item)
                         except RecordError as e:
-                            failures.append(ImportFailure(_source(item), f"record {e}"))
+                            failures.append(ImportFailure(source_name(item), f"record {e}"))
                             paper = None
                         if paper is not None:
                             pkeys = dedupe_keys(paper) + (f"id:{paper.doc_id}",)
@@ -289,8 +288,8 @@ class LibraryWrites(LibraryCore):
         whose key is in ``keep`` (the import still names it: two entries of one file are one work, e.g. a
         ``crossref`` child and its parent) stays as it is."""
         renamed = [new for p in self.get(list(duplicates))
-                   if not (keep and p.key in keep and not _sample_over(p, duplicates[p.doc_id]))
-                   and (new := _owned(p, duplicates[p.doc_id])) != p]
+                   if not (keep and p.key in keep and not sample_over(p, duplicates[p.doc_id]))
+                   and (new := owned(p, duplicates[p.doc_id])) != p]
         if not renamed:
             return []
         log.info("updating the citation key and entry of %d stored papers", len(renamed))
@@ -332,7 +331,7 @@ class LibraryWrites(LibraryCore):
                 except Exception as e1:  # noqa: BLE001
                     if faults.is_environmental(e1) or faults.is_damage(e1) or isinstance(e1, CitefinderError):
                         raise
-                    failures.append(ImportFailure(_source(p), f"could not be stored: {type(e1).__name__}: {e1}"))
+                    failures.append(ImportFailure(source_name(p), f"could not be stored: {type(e1).__name__}: {e1}"))
         for p, pkeys, who in batch:
             if p.doc_id in stored:
                 added.append(p.doc_id)
@@ -398,23 +397,3 @@ class LibraryWrites(LibraryCore):
             return error
         return ImportAbortedError(faults.explain(error, where=where(self.settings), kept=kept, resume=resume), report)
 
-
-def _sample_over(stored: Paper, duplicate: Paper) -> bool:
-    """A sample paper that the user's own file brings again, under any key (the same key included): it becomes
-    the user's (issue 29; :mod:`citefinder.library.sample`)."""
-    return is_sample(stored) and not is_sample(duplicate)
-
-
-def _owned(stored: Paper, duplicate: Paper) -> Paper:
-    """``stored`` adopting ``duplicate``'s key and entry; a sample paper also stops being one, even when the
-    duplicate brings no entry text (a JSONL record)."""
-    new = bibentry.adopted(stored, duplicate)
-    if _sample_over(stored, duplicate) and is_sample(new):
-        new = dataclasses.replace(new, source=duplicate.source or "imported")
-    return new
-
-
-def _source(paper: Any) -> str:
-    source = getattr(paper, "source", None)
-    doc_id = getattr(paper, "doc_id", None)
-    return str(source if isinstance(source, str) and source else doc_id if isinstance(doc_id, str) else "record")
