@@ -199,7 +199,8 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
     # 4. mouse: a single pick, a two-paper slot, a pick undone with u and made again
     taken = {key_one, key_two}
     free = [i for i, r in before.items() if r["slot"]["sentence"].count("[CITATION]") == 1 and len(r["candidates"]) >= 3
-            and all(abs(i - t) > 1 for t in taken)]
+            and all(abs(i - t) > 1 for t in taken) and len(r["user_choices"]) <= 1
+            and r["candidates"][2]["paper"]["doc_id"] not in r["user_choices"]]  # candidate 3 is not cited yet
     single, double, other = free[0], free[len(free) // 2], free[-1]
     click(page, candidate(page, single, 2))
     click(page, candidate(page, double, 1))
