@@ -162,7 +162,7 @@ def test_library_summary_lists_duplicates_and_a_pdf_title_and_an_entry_can_be_ed
     page.get_by_role("button", name="Import 2 files").click()
     summary = page.locator("[data-testid='stAlert']", has_text="Last import")
     summary.wait_for(timeout=FILL_MS)
-    assert "2 added, 1 duplicates skipped, 0 failed" in summary.inner_text(), summary.inner_text()
+    assert "2 added, 1 updated (dup), 0 duplicates skipped, 0 failed" in summary.inner_text(), summary.inner_text()
     duplicate = page.get_by_text("“Attention is all you need” (refs.bib) matched “Attention Is All You Need”")
     duplicate.wait_for()
 
@@ -173,7 +173,7 @@ def test_library_summary_lists_duplicates_and_a_pdf_title_and_an_entry_can_be_ed
     title.fill("Hedgehog Tunnelling Under Frozen Meadows")
     pdf_entry.get_by_label("Authors (one per line)").fill("Ann Example\nBo Sample")
     pdf_entry.get_by_role("button", name="Save").click()
-    page.get_by_text("Saved “Hedgehog Tunnelling Under Frozen Meadows”.").wait_for(timeout=FILL_MS)
+    page.get_by_text("Saved “Hedgehog Tunnelling Under Frozen Meadows”:").first.wait_for(timeout=FILL_MS)
     page.locator("[data-testid='stExpander']", has_text="Hedgehog Tunnelling Under Frozen Meadows · Ann Example, "
                  "Bo Sample · no year (paper.pdf)").wait_for()
 
@@ -188,7 +188,7 @@ def test_library_summary_lists_duplicates_and_a_pdf_title_and_an_entry_can_be_ed
     editor.get_by_label("Year").fill("2024")
     editor.get_by_role("textbox", name="Citation key").fill("example2024hedgehog")
     editor.get_by_role("button", name="Save").click()
-    page.get_by_text("Saved “Hedgehog Tunnelling Under Frozen Meadows”.").wait_for(timeout=FILL_MS)
+    page.get_by_text("Saved “Hedgehog Tunnelling Under Frozen Meadows”:").first.wait_for(timeout=FILL_MS)
     # the import summary shows the paper as now stored
     page.locator("[data-testid='stExpander']", has_text="Hedgehog Tunnelling Under Frozen Meadows · Ann Example, "
                  "Bo Sample · 2024 (paper.pdf)").wait_for()

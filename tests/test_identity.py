@@ -74,6 +74,7 @@ def test_a_last_first_bib_entry_and_a_first_last_record_are_stored_once(tmp_path
     library = Library.open(Settings(library=tmp_path / "library"))
     first = library.import_files([tmp_path / "papers.jsonl"])
     second = library.import_files([tmp_path / "refs.bib"])
-    assert (first.added, second.added, second.duplicates) == (1, 0, 1)
+    # the .bib entry becomes the stored work's entry and key: an update, said as one (issue 27)
+    assert (first.added, second.added, second.duplicates, second.updated) == (1, 0, 0, ("dehghani2019universal",))
     assert library.count() == 1
     assert library.by_key("dehghani2019universal").doc_id == "t:ut"  # the .bib's key joins the stored paper

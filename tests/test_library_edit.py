@@ -101,7 +101,7 @@ def test_an_import_review_lists_each_duplicate_with_what_it_matched(library, tmp
         "@article{bad, author={Nobody}}\n"
     )
     review = import_reviewed(library, [bib])
-    assert review.report.added == 1 and review.report.duplicates == 2
+    assert review.report.added == 1 and review.report.duplicates == 1 and review.report.updated == ("vas",)
     got = sorted((d.title, d.matched_title, d.matched_key, d.source) for d in review.duplicates)
     assert got == [
         ("A brand new paper on rank fusion", "A Brand New Paper on Rank Fusion", "new1", "refs.bib"),

@@ -136,7 +136,7 @@ def test_reimporting_an_updated_bib_updates_the_stored_key(tmp_path, embedder):
     bib.write_text(bib.read_text(encoding="utf-8").replace("{Liu.Ott.Goyal.ea.2019,", "{liu2019roberta,"))
     before = embedder.encoded
     report = library.import_files([bib])
-    assert (report.added, report.duplicates) == (0, 24)
+    assert (report.added, report.duplicates, report.updated) == (0, 23, ("liu2019roberta",))
     assert embedder.encoded == before
     assert library.by_key("Liu.Ott.Goyal.ea.2019") is None
     assert library.by_key("liu2019roberta").arxiv_id == "1907.11692"

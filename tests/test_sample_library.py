@@ -41,7 +41,7 @@ def test_the_sample_alone_is_suggested_then_hidden_once_own_papers_exist(library
     bib = tmp_path / "refs.bib"
     bib.write_text(f"% mine\n{OWN_ATTENTION}\n\n{OWN_HEDGEHOG}\n", encoding="utf-8")
     report = library.import_files([bib])
-    assert (report.added, report.duplicates) == (1, 1)
+    assert (report.added, report.duplicates, len(report.updated)) == (1, 0, 1)  # the sample's work became the user's
     assert sample.counts(library) == sample.Counts(2, SAMPLE_SIZE - 1)  # the duplicate became the user's
 
     attention = library.by_key("vaswani17")

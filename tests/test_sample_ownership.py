@@ -30,7 +30,7 @@ def test_every_entry_of_the_users_bib_is_theirs_same_key_or_not(tmp_path: Path) 
     library = Library.open(Settings(library=tmp_path / "library"))
     assert library.import_files([small_sample(tmp_path)]).added == 5
     report = library.import_files([OWN])
-    assert (report.added, report.duplicates) == (1, 5)
+    assert (report.added, report.duplicates, len(report.updated)) == (1, 0, 5)  # each sample work became the user's
     for key in re.findall(r"^@\w+\{([^,]+),", OWN.read_text(), flags=re.M):
         paper = library.by_key(key)
         assert paper is not None and paper.source == OWN.name, (key, paper)

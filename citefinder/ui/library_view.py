@@ -139,7 +139,10 @@ def import_summary(library: Library) -> None:
     if not last:
         return
     report, names = last
-    line = (f"**Last import** ({escape_markdown(', '.join(names))}): {report.added:,} added, "
+    updated = getattr(report, "updated", ())
+    more = ", …" if len(updated) > 10 else ""
+    changed = f"{len(updated):,} updated ({escape_markdown(', '.join(updated[:10]))}{more}), " if updated else ""
+    line = (f"**Last import** ({escape_markdown(', '.join(names))}): {report.added:,} added, {changed}"
             f"{report.duplicates:,} duplicates skipped, {len(report.failures):,} failed.")
     (st.warning if report.failures else st.success)(line)
     if report.failures:

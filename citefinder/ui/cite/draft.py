@@ -6,6 +6,7 @@ be undone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -213,13 +214,16 @@ def _text_changed(settings: Settings) -> None:
 SOURCE_TEXT = "cite_source_text"  # the text the uploaded file gave (to tell an edit from other pasted text)
 
 
-def shared_lines(a: str, b: str) -> float:
-    """The share of ``b``'s non-empty lines that ``a`` also has."""
-    lines = [line.strip() for line in b.splitlines() if line.strip()]
-    if not lines:
+def shared_words(a: str, b: str) -> float:
+    """The share of ``b``'s words that ``a`` also has (counted with repeats): an edit inside a one-line draft
+    keeps most of them, other text pasted over it few."""
+    from collections import Counter
+
+    words_b = Counter(re.findall(r"\w+", b.lower()))
+    if not words_b:
         return 0.0
-    have = {line.strip() for line in a.splitlines()}
-    return sum(line in have for line in lines) / len(lines)
+    words_a = Counter(re.findall(r"\w+", a.lower()))
+    return sum(min(n, words_a[w]) for w, n in words_b.items()) / sum(words_b.values())
 
 
 def source_caption(source: str | None, loaded: str | None, text: str) -> str | None:
@@ -230,7 +234,7 @@ def source_caption(source: str | None, loaded: str | None, text: str) -> str | N
     name = escape_markdown(source)
     if loaded is None or text == loaded:
         return f"Text from **{name}**"
-    if shared_lines(loaded, text) < 0.2:
+    if shared_words(loaded, text) < 0.5:
         return None
     return f"Text from **{name}**, edited here"
 
