@@ -62,9 +62,20 @@ def pack_part(split: str, known: dict[str, str]) -> list[dict]:
         pack.read_records = lambda paths: iter(_records())  # type: ignore[assignment]
 
     pairs = load_pairs([DATA / "cite-contexts/contexts.jsonl.gz"], split=split, papers=DATA / "papers-333k.jsonl.gz")
-    return [{"q": p.query, "d": p.doc, "t": p.doc_text, "c": p.citing, "g": sorted(p.gold), "s": sorted(p.sentence),
-             "a": p.has_abstract, "split": split, "val": split == "train" and held_out(p.citing, VALIDATION, SEED)}
-            for p in pairs]
+    return [
+        {
+            "q": p.query,
+            "d": p.doc,
+            "t": p.doc_text,
+            "c": p.citing,
+            "g": sorted(p.gold),
+            "s": sorted(p.sentence),
+            "a": p.has_abstract,
+            "split": split,
+            "val": split == "train" and held_out(p.citing, VALIDATION, SEED),
+        }
+        for p in pairs
+    ]
 
 
 def drafts() -> list[dict]:
@@ -87,8 +98,15 @@ def drafts() -> list[dict]:
             refs = {}
             for bib in ("refs-enriched.bib", "refs.bib"):
                 refs[bib] = {p.key: embedding_text(p) for p in read_bib(folder / bib) if isinstance(p, Paper) and p.key}
-            out.append({"paper": name, "part": part, "queries": [dense_text(reformulate(s)[0]) for s in slots],
-                        "gold": gold, "refs": refs})
+            out.append(
+                {
+                    "paper": name,
+                    "part": part,
+                    "queries": [dense_text(reformulate(s)[0]) for s in slots],
+                    "gold": gold,
+                    "refs": refs,
+                }
+            )
     return out
 
 
@@ -114,8 +132,15 @@ def compact(data: dict) -> dict:
     pairs = []
     for p in data["pairs"]:
         held = p["val"] or p["split"] == "test"
-        pairs.append({**p, "d": index[p["d"]], "g": [index[d] for d in p["g"] if d in index],
-                      "s": [index[d] for d in p["s"] if d in index], "bm": [index[d] for d in p["bm"][:20 if held else 10]]})
+        pairs.append(
+            {
+                **p,
+                "d": index[p["d"]],
+                "g": [index[d] for d in p["g"] if d in index],
+                "s": [index[d] for d in p["s"] if d in index],
+                "bm": [index[d] for d in p["bm"][: 20 if held else 10]],
+            }
+        )
     return {"docs": [[k, data["docs"][k]] for k in keys], "pairs": pairs, "drafts": data["drafts"]}
 
 

