@@ -1,5 +1,5 @@
 # CiteFinder web app (Streamlit), CPU only. Build: docker build -t citefinder .
-# Run:   docker run -p 8501:8501 -v citefinder-data:/data citefinder   (then open http://localhost:8501)
+# Run:   docker run -p 127.0.0.1:8501:8501 -v citefinder-data:/data citefinder   (then open http://localhost:8501)
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
