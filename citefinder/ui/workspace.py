@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from citefinder.text.safewrite import atomic_write
 from citefinder.types import Candidate, Hit, Paper, Query, Selection, Slot, SlotResult, StageScore, StageTrace
@@ -157,16 +157,7 @@ def _move_aside(path: Path) -> Path:
 def list_drafts(library_folder: str | Path) -> list[Draft]:
     """This library's saved drafts, the one saved last first (an unreadable one is moved aside, see
     :func:`unreadable`)."""
-    _migrate(library_folder)
-    folder = _folder(library_folder) / DRAFTS
-    drafts = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-        draft = _read(path)
-        if draft is None:
-            _move_aside(path)
-        else:
-            drafts.append(draft)
-    return sorted(drafts, key=lambda d: d.saved_at, reverse=True)
+    return _readable(library_folder, _read)
 
 
 @dataclass(frozen=True)
@@ -202,18 +193,28 @@ def _summary_of(path: Path) -> DraftSummary | None:
 def summaries(library_folder: str | Path, *, but: str | None = None) -> list[DraftSummary]:
     """The saved drafts of this library (``but`` that one), the one saved last first, without reading any file
     twice (an unreadable one is moved aside, see :func:`unreadable`)."""
+    return _readable(library_folder, _summary_of, but=but)
+
+
+_Saved = TypeVar("_Saved", Draft, DraftSummary)
+
+
+def _readable(library_folder: str | Path, read: Callable[[Path], _Saved | None], *,
+              but: str | None = None) -> list[_Saved]:
+    """Each draft file of the library as ``read`` gives it (``but`` that one), the one saved last first; a file
+    ``read`` cannot read is moved aside (see :func:`unreadable`)."""
     _migrate(library_folder)
     folder = _folder(library_folder) / DRAFTS
-    out = []
+    found = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
         if path.stem == but:
             continue
-        summary = _summary_of(path)
-        if summary is None:
+        item = read(path)
+        if item is None:
             _move_aside(path)
         else:
-            out.append(summary)
-    return sorted(out, key=lambda d: d.saved_at, reverse=True)
+            found.append(item)
+    return sorted(found, key=lambda d: d.saved_at, reverse=True)
 
 
 def _latest(library_folder: str | Path) -> tuple[str, Draft] | None:
