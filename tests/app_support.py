@@ -126,3 +126,28 @@ def paste_draft(page, text: str) -> None:
     area = page.get_by_label("...or paste your text")
     area.fill(text)
     area.press("Control+Enter")
+
+
+def settle(page, timeout_ms: int = 180_000) -> None:
+    """Wait until the app's script run is over (Streamlit's running icon gone), so that a click that follows
+    is not made on an element a rerun is about to replace."""
+    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=timeout_ms)
+
+
+def click_until(page, button, done, timeout_ms: int, log: Path | None = None, tries: int = 2) -> None:
+    """Click ``button`` on a settled page and wait for ``done``; when it never shows, click once more (a click
+    lost in a rerun), then fail with what the page and the server's log said."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(tries):
+        settle(page, timeout_ms)
+        button.click()
+        try:
+            done.wait_for(timeout=timeout_ms)
+            return
+        except PlaywrightTimeout:
+            if attempt + 1 < tries:
+                continue
+            said = page.locator("body").inner_text()[-3000:]
+            tail = log.read_text(errors="replace")[-3000:] if log is not None and log.exists() else ""
+            raise AssertionError(f"never shown after {tries} clicks; the page said:\n{said}\nthe server log:\n{tail}")

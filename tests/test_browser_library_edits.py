@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app_support import build_sample_library, chromium, paste_draft, streamlit_server
+from app_support import build_sample_library, chromium, click_until, paste_draft, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -51,8 +51,8 @@ def test_an_edit_of_a_paired_paper_is_listed_confirmed_and_exported(tmp_path) ->
         paired = page.locator("[data-testid='stFileUploader']").filter(has_text="Pair with your .bib")
         paired.locator('input[type="file"]').set_input_files(str(OWN))
         page.get_by_text("Paired with").wait_for(timeout=FILL_MS)
-        page.get_by_role("button", name="Find citations").click()
-        page.get_by_text(TITLE).first.wait_for(timeout=FILL_MS)
+        click_until(page, page.get_by_role("button", name="Find citations"), page.get_by_text(TITLE).first,
+                    FILL_MS // 2, log=tmp_path / "server.log")
 
         page.goto(f"{url}/Library")
         section = page.get_by_role("heading", name="Paired .bib files")
