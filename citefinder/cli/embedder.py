@@ -2,6 +2,7 @@
 library onto one.
 
     citefinder embedder train --contexts contexts.jsonl.gz [--papers papers.jsonl.gz] --library DIR [--into NEWDIR]
+    citefinder embedder train --query-only --contexts contexts.jsonl.gz --library DIR
     citefinder embedder list --library DIR
     citefinder embedder use NAME|FOLDER --library DIR --into NEWDIR
 
@@ -9,6 +10,10 @@ A library's vectors and its embedder belong together (opening a library with ano
 so a trained embedder never changes a library in place: ``use`` (or ``train --into`` when the new model
 beats the library's embedder on held-out citing papers) writes a new library folder holding the same
 papers embedded by it, and the old folder stays as it was.
+
+``train --query-only`` trains the other way: only the query side (the top layers of the library's own
+embedder) learns, against the frozen vectors the library's embedder gives the cited papers, so the library
+is used as it is, with ``CITEFINDER_QUERY_ENCODER=<the model folder>`` (:mod:`citefinder.library.query_side`).
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from citefinder.errors import CitefinderError, InputError
 def add_parser(subparsers: Any) -> None:
     """Register ``citefinder embedder ...``."""
     from citefinder.cli.options import add_library_options
+    from citefinder.train.embedder.query_only import QueryOnlyConfig
     from citefinder.train.embedder.train import TrainConfig
 
-    d = TrainConfig()
+    d, q = TrainConfig(), QueryOnlyConfig()
     top = subparsers.add_parser("embedder", help="fine-tune the dense embedder on citing sentences; use it")
     sub = top.add_subparsers(dest="embedder_command", required=True)
 
@@ -59,12 +65,19 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-o", "--output", type=Path, metavar="DIR", help="model folder (default <library>/embedders/NAME)")
     p.add_argument("--name", help="model name (default emb-<base>-<date>)")
     p.add_argument("--base", default=d.base_model, help=f"model to start from (default {d.base_model})")
-    p.add_argument("--epochs", type=int, default=d.epochs, help=f"default {d.epochs}")
+    p.add_argument("--epochs", type=int, help=f"default {d.epochs} ({q.epochs} with --query-only)")
     p.add_argument("--batch-size", type=int, default=d.batch_size, help=f"sentences per step (default {d.batch_size})")
-    p.add_argument("--lr", type=float, default=d.learning_rate, help=f"learning rate (default {d.learning_rate})")
+    p.add_argument("--lr", type=float, help=f"learning rate (default {d.learning_rate}; {q.learning_rate} with "
+                   "--query-only)")
     p.add_argument("--doc-max-length", type=int, default=d.doc_max_length,
                    help=f"tokens of a cited paper's text while training (default {d.doc_max_length})")
     p.add_argument("--no-hard-negatives", action="store_true", help="in-batch negatives only")
+    p.add_argument("--query-only", action="store_true",
+                   help="train only the query side (the top --layers of the library's embedder) against the frozen "
+                        "vectors the library's embedder gives every cited paper (all of them negatives): no library "
+                        "is re-embedded; use it with CITEFINDER_QUERY_ENCODER=<model folder>")
+    p.add_argument("--layers", type=int, default=3,
+                   help="with --query-only: top encoder layers trained (default 3; the rest stay the base's)")
     p.add_argument("--threads", type=int, default=0, help="torch compute threads (default: torch's choice)")
     p.add_argument("--seed", type=int, default=d.seed, help=f"default {d.seed}")
     p.add_argument("--into", type=Path, metavar="NEWDIR",
@@ -127,10 +140,14 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     missing = [str(p) for p in [*args.contexts, *([args.papers] if args.papers else [])] if not Path(p).is_file()]
     if missing:
         raise InputError(f"No such file: {', '.join(missing)}")
+    if args.query_only and args.into:
+        raise InputError("--query-only trains a query encoder for this library as it is: no new library is made, "
+                         "so --into does not apply (use the model with CITEFINDER_QUERY_ENCODER=<model folder>).")
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    config = TrainConfig(base_model=args.base, epochs=args.epochs, batch_size=args.batch_size,
-                         doc_max_length=args.doc_max_length, learning_rate=args.lr,
+    d = TrainConfig()
+    config = TrainConfig(base_model=args.base, epochs=args.epochs or d.epochs, batch_size=args.batch_size,
+                         doc_max_length=args.doc_max_length, learning_rate=args.lr or d.learning_rate,
                          hard_negatives=not args.no_hard_negatives, seed=args.seed)
     split = None if args.split == "any" else args.split
     bar = _bar("reading contexts", " records")
@@ -146,14 +163,18 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     print(f"{len(pairs)} pairs ({sum(p.has_abstract for p in pairs)} with an abstract); training on "
           f"{len(train_pairs)}, {len(val_pairs)} held out ({len({p.citing for p in val_pairs})} citing papers)")
 
-    name = args.name or (args.output.name if args.output else
-                          f"emb-{Path(config.base_model).name}-{time.strftime('%Y%m%d-%H%M')}")
-    output = args.output or embedders_dir(Path(settings.library)) / name
     current, seq = current_embedder(settings)
+    base = current if args.query_only else config.base_model
+    prefix = "query" if args.query_only else "emb"
+    name = args.name or (args.output.name if args.output else
+                          f"{prefix}-{Path(base).name}-{time.strftime('%Y%m%d-%H%M')}")
+    output = args.output or embedders_dir(Path(settings.library)) / name
     card = {"data": {"sources": [str(p) for p in args.contexts], "papers": str(args.papers or ""),
                      "split": args.split, "record_sources": sources or "all", "val_fraction": args.val_fraction,
                      "held_out_pairs": len(val_pairs)},
             "library": {"path": str(Path(settings.library).resolve()), "embedder": current}}
+    if args.query_only:
+        return _train_query_only(args, settings, train_pairs, val_pairs, output, card)
     bar = _bar("training", "step")
 
     def on_step(p: Any) -> None:
@@ -192,6 +213,57 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
+def _train_query_only(args: argparse.Namespace, settings: Any, train_pairs: list, val_pairs: list, output: Path,
+                      card: dict[str, Any]) -> int:
+    """``train --query-only``: the query side against the library embedder's frozen document vectors, measured
+    on held-out citing papers against the library's own query side (same documents, same vectors)."""
+    from citefinder.library.embedder import Embedder
+    from citefinder.train.embedder.card import update_card
+    from citefinder.train.embedder.query_only import QueryOnlyConfig, document_pool, train_query_encoder
+    from citefinder.train.embedder.validate import dense_metrics, embedder_wins, held_out_set
+
+    current, seq = current_embedder(settings)
+    q = QueryOnlyConfig()
+    config = QueryOnlyConfig(base_model=current, layers=args.layers, epochs=args.epochs or q.epochs,
+                             batch_size=args.batch_size, learning_rate=args.lr or q.learning_rate, seed=args.seed)
+    library_side = Embedder(current, seq)
+    print(f"embedding the {len({p.doc for p in train_pairs})} cited papers once, as the library's embedder "
+          f"{current!r} does (their vectors stay frozen)")
+    pool = document_pool(train_pairs, library_side.encode)
+    bar = _bar("training the query side", "step")
+
+    def on_step(p: Any) -> None:
+        bar.total = p.total
+        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", pairs_s=f"{p.pairs_per_s:.1f}", refresh=False)
+        bar.update(p.step - bar.n)
+
+    try:
+        result = train_query_encoder(train_pairs, output, pool, config, max_steps=args.max_steps, card=card,
+                                     progress=on_step)
+    except ValueError as e:
+        raise InputError(str(e)) from e
+    finally:
+        bar.close()
+    print(f"trained {result.steps} steps on {len(train_pairs)} pairs in {result.elapsed_s / 60:.1f} min "
+          f"({result.pairs_per_s:.2f} pairs/s, top {config.layers} layers); saved to {result.path}")
+    wins = None
+    if val_pairs and args.val_queries > 0:
+        data = held_out_set(val_pairs, train_pairs, max_queries=args.val_queries, distractors=args.val_distractors,
+                            seed=args.seed)
+        print(f"measuring on {len(data.queries)} held-out sentences against {len(data.corpus_ids)} papers")
+        docs = library_side.encode(list(data.corpus_texts))
+        metrics = {f"{current} (library)": dense_metrics(library_side.encode, data, docs=docs),
+                   result.path.name: dense_metrics(library_side.encode, data, docs=docs,
+                                                   encode_queries=Embedder(str(result.path), seq).encode)}
+        wins = embedder_wins(*metrics.values())
+        update_card(result.path, metrics=metrics, held_out=data.to_dict(), wins=wins)
+        print(format_metrics(metrics))
+    verdict = {None: "not measured against", True: "it beats", False: "it does not beat"}[wins]
+    print(f"{verdict} the library's own query side on held-out citing papers; the library is unchanged. To use it: "
+          f"CITEFINDER_QUERY_ENCODER={result.path} (papers keep the vectors {current!r} gave them)")
+    return 0
+
+
 def _resolve_target(settings: Any, target: str) -> Path:
     from citefinder.train.embedder.card import embedders_dir
 
@@ -225,7 +297,14 @@ def _copy_library(settings: Any, model: Path, into: Path) -> int:
 
 
 def cmd_use(args: argparse.Namespace, settings: Any) -> int:
-    return _copy_library(settings, _resolve_target(settings, args.target), args.into)
+    from citefinder.rank.cards import read_card
+
+    folder = _resolve_target(settings, args.target)
+    if (read_card(folder) or {}).get("query_only"):
+        raise InputError(f"{folder.name} is a query encoder (trained with --query-only): it embeds queries against "
+                         "this library's vectors as they are, so no copy is needed. Use it with "
+                         f"CITEFINDER_QUERY_ENCODER={folder}")
+    return _copy_library(settings, folder, args.into)
 
 
 def cmd_list(args: argparse.Namespace, settings: Any) -> int:
@@ -246,6 +325,7 @@ def cmd_list(args: argparse.Namespace, settings: Any) -> int:
         measured = (f"held-out MRR {metrics[0]['mrr']:.3f} -> {metrics[1]['mrr']:.3f} "
                     f"({'wins' if card.get('wins') else 'does not win'})") if len(metrics) == 2 else "not measured"
         t = card.get("training", {})
-        print(f"  {path.name}: base {card.get('base_model')}, {t.get('pairs_seen', '?')} pairs in "
+        kind = " (query side only: CITEFINDER_QUERY_ENCODER)" if card.get("query_only") else ""
+        print(f"  {path.name}{kind}: base {card.get('base_model')}, {t.get('pairs_seen', '?')} pairs in "
               f"{t.get('train_seconds', '?')} s, {measured}, created {card.get('created', '?')}")
     return 0

@@ -8,6 +8,7 @@ embedder wrote keeps its own embedder for queries, and says so.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,4 +42,20 @@ def query_side(setting: str, library_embedder: Embedder) -> QuerySide:
         trained = str(model_folder(QUERY_ENCODER))
         return QuerySide(Embedder(trained, library_embedder.max_seq_length, library_embedder.batch_size), TRAINED, "")
     folder = str(Path(choice).expanduser())
+    trained_for = _document_embedder(Path(folder))
+    if trained_for is not None and trained_for != library_embedder.name:
+        return QuerySide(library_embedder, SAME, f"the query encoder {folder} was trained against {trained_for!r} "
+                         f"vectors; this library's papers were embedded by {library_embedder.name!r}, which embeds "
+                         "the queries too")
     return QuerySide(Embedder(folder, library_embedder.max_seq_length, library_embedder.batch_size), folder, "")
+
+
+def _document_embedder(folder: Path) -> str | None:
+    """The embedder whose document vectors a query encoder trained by ``embedder train --query-only`` fits
+    (its card says), or None when the folder does not say."""
+    try:  # the card citefinder.train.embedder.card writes (model_card.json)
+        card = json.loads((folder / "model_card.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    found = card.get("query_only") if isinstance(card, dict) else None
+    return str(found.get("document_embedder")) if isinstance(found, dict) and found.get("document_embedder") else None
