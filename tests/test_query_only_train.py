@@ -117,3 +117,19 @@ def test_cli_trains_the_query_side_of_a_library_that_is_then_used_as_it_is(tmp_p
     dense = next(t for t in result.traces if t.agent == "dense")
     assert dense.status == "ok" and dense.details["query_encoder"] == str(folder) and dense.top
     assert json.loads((lib / "library.json").read_text())["embedder"]["name"] == MINILM
+
+
+def test_cli_trains_a_query_encoder_on_the_users_own_latex_projects(tmp_path: Path, capsys):
+    from citefinder.cli.main import main
+
+    data = Path(__file__).parent / "data"
+    lib = tmp_path / "lib"
+    code = main(["embedder", "train", "--query-only", "--contexts", str(data / "latex"), str(data / "reranker-paper.tex"),
+                 "--library", str(lib), "--name", "mine", "--max-steps", "1", "--batch-size", "4",
+                 "--val-fraction", "0"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    card = read_card(lib / "embedders" / "mine")
+    assert card["training"]["citing_papers"] == 2 and card["training"]["pairs"] == 35, card["training"]
+    assert card["training"]["pairs_with_abstract"] == 26  # the .bib's abstracts: papers embedded as a library does
+    assert "not measured against" in out

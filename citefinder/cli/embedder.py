@@ -47,7 +47,8 @@ def add_parser(subparsers: Any) -> None:
         "only when it beats the current one (--adopt auto).",
     )
     p.add_argument("--contexts", nargs="+", type=Path, required=True, metavar="FILE",
-                   help="citation-context pack(s), JSONL or .jsonl.gz (schema in the README)")
+                   help="citation-context pack(s), JSONL or .jsonl.gz (schema in the README), or your LaTeX "
+                        "projects (a folder, a .zip, a .tex with its .bib): every \\cite with its sentence")
     p.add_argument("--papers", type=Path, metavar="FILE",
                    help="JSONL(.gz) of papers (doc_id, title, abstract): abstracts of cited papers known by doc_id")
     p.add_argument("--split", default="train", help="pack split to use ('any' for all records; default train)")
@@ -137,7 +138,8 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     from citefinder.train.embedder.train import TrainConfig, train_embedder
     from citefinder.train.embedder.validate import dense_metrics, embedder_wins, held_out_set
 
-    missing = [str(p) for p in [*args.contexts, *([args.papers] if args.papers else [])] if not Path(p).is_file()]
+    missing = [str(p) for p in args.contexts if not Path(p).exists()]
+    missing += [str(args.papers)] if args.papers and not Path(args.papers).is_file() else []
     if missing:
         raise InputError(f"No such file: {', '.join(missing)}")
     if args.query_only and args.into:
@@ -159,6 +161,10 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
         raise InputError(f"Fewer than 2 usable citing sentences (split {args.split}) in "
                          f"{', '.join(map(str, args.contexts))}.")
     train_pairs, val_pairs = split_by_citing(pairs, args.val_fraction, args.seed)
+    if len(train_pairs) < 2:  # a few citing papers, all of them drawn for the held-out part
+        print(f"{len({p.citing for p in pairs})} citing papers are too few to hold some out: training on all of "
+              "them, not measured")
+        train_pairs, val_pairs = pairs, []
     train_pairs = subsample(train_pairs, args.max_pairs, args.seed)
     print(f"{len(pairs)} pairs ({sum(p.has_abstract for p in pairs)} with an abstract); training on "
           f"{len(train_pairs)}, {len(val_pairs)} held out ({len({p.citing for p in val_pairs})} citing papers)")

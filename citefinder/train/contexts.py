@@ -112,11 +112,27 @@ def _project_records(name: str, root: Path, texs: list[Path],
                     continue
                 yield ContextRecord(text=cite.focus or cite.sentence, title=entry.title, year=entry.year,
                                     authors=entry.authors, doi=entry.doi, arxiv_id=entry.arxiv_id, citing=citing,
-                                    group=f"{citing}:{where}:{n}", source="latex", origin="latex")
+                                    group=f"{citing}:{where}:{n}", source="latex", origin="latex",
+                                    abstract=entry.abstract or None)
         if unresolved:
             shown = ", ".join(f"{k} ({why})" for k, why in list(unresolved.items())[:5])
             more = f" and {len(unresolved) - 5} more" if len(unresolved) > 5 else ""
             yield ImportFailure(where, f"{len(unresolved)} cited keys not resolved: {shown}{more}")
+
+
+def latex_pack(paths: Sequence[Path]) -> Iterator[dict[str, Any]]:
+    """The user's LaTeX projects as records of the pack schema (every one ``split`` "train": the held-out part
+    of a training run is split off by citing paper afterwards), the cited paper's .bib abstract included so
+    that it is embedded as a library embeds it; what cannot be read is logged, never guessed."""
+    for n, record in enumerate(latex_records(paths), start=1):
+        if isinstance(record, ImportFailure):
+            log.warning("%s: %s", record.source, record.reason)
+            continue
+        yield {"id": f"{record.group}:{n}", "text": record.text, "prev": record.prev, "next": record.next,
+               "cited": {"title": record.title, "year": record.year, "authors": list(record.authors), "doc_id": None,
+                         "doi": record.doi, "arxiv_id": record.arxiv_id, "abstract": record.abstract},
+               "citing": {"paper": record.citing, "title": None, "year": None}, "group": record.group,
+               "source": "latex", "license": None, "split": "train"}
 
 
 def learn_filled_cites(library: Any, tex: str, *, citing: str = "user", settings: Any = None,

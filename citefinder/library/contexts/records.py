@@ -54,6 +54,7 @@ class ContextRecord:
     split: str | None = None
     origin: str = "pack"
     pack_id: str | None = None  # the record's own "id" in its pack
+    abstract: str | None = None  # the cited paper's abstract where the source gives one (a .bib entry's)
 
     @property
     def rid(self) -> str:

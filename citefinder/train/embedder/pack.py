@@ -53,8 +53,14 @@ class ContextPair:
 
 
 def read_records(paths: Iterable[Path]) -> Iterator[dict]:
-    """Records of JSONL (or .jsonl.gz) packs; a line that is not a JSON object is skipped."""
+    """Records of JSONL (or .jsonl.gz) packs, and of the user's LaTeX projects (a folder, a .zip, a .tex with
+    its .bib: :func:`~citefinder.train.contexts.latex_pack`); a line that is not a JSON object is skipped."""
+    from citefinder.train.contexts import is_latex_project, latex_pack
+
     for path in paths:
+        if is_latex_project(Path(path)):
+            yield from latex_pack([Path(path)])
+            continue
         opener = gzip.open if str(path).endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as f:
             for line in f:
@@ -136,7 +142,7 @@ def load_pairs(
         cited = r["cited"]
         citing = str((r.get("citing") or {}).get("paper") or "")
         doc = _doc_key(cited)
-        title, abstract = abstracts.get(str(cited.get("doc_id") or ""), ("", ""))
+        title, abstract = abstracts.get(str(cited.get("doc_id") or ""), ("", str(cited.get("abstract") or "")))
         paper = Paper(doc, title or str(cited["title"]), abstract=abstract)
         query = pack_query(r["text"])
         if query.strip():
