@@ -139,15 +139,14 @@ def click_until(page, button, done, timeout_ms: int, log: Path | None = None, tr
     lost in a rerun), then fail with what the page and the server's log said."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    for attempt in range(tries):
+    for _ in range(tries):
         settle(page, timeout_ms)
         button.click()
         try:
             done.wait_for(timeout=timeout_ms)
             return
         except PlaywrightTimeout:
-            if attempt + 1 < tries:
-                continue
-            said = page.locator("body").inner_text()[-3000:]
-            tail = log.read_text(errors="replace")[-3000:] if log is not None and log.exists() else ""
-            raise AssertionError(f"never shown after {tries} clicks; the page said:\n{said}\nthe server log:\n{tail}")
+            continue
+    said = page.locator("body").inner_text()[-3000:]
+    tail = log.read_text(errors="replace")[-3000:] if log is not None and log.exists() else ""
+    raise AssertionError(f"never shown after {tries} clicks; the page said:\n{said}\nthe server log:\n{tail}")

@@ -8,6 +8,7 @@ brings the sample back; a Search result goes into a slot; the editor changes a f
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -163,3 +164,38 @@ def test_a_search_result_goes_into_a_slot(app):
     assert top in at.session_state[state.CITE_CHOICES][1]
     saved = workspace.load_draft(Path(at.session_state[state.SETTINGS].library))
     assert saved is not None and top in saved.choices[1] and saved.results[0].slot == run.results[0].slot
+
+
+def test_a_long_draft_draws_one_page_of_slots_that_follows_the_slot_in_review(app, monkeypatch):
+    """A long draft's page draws PAGE cards, not every slot's (each key redrew every card: seconds on a 300-slot
+    draft, bench/review_nav.py); choosing a page puts its first slot in review, n / p move the page with it,
+    and the results file still holds every slot, made once while only the slot in review moves."""
+    from citefinder.ui.cite import results as results_view
+
+    monkeypatch.setattr(results_view, "PAGE", 4)
+    topics = ["attention", "residual networks", "dropout", "batch normalisation", "word vectors", "beam search",
+              "adam", "convolution", "recurrence", "pre-training"]
+    at = fill(app, " ".join(f"We build on {t} [CITATION]." for t in topics))
+    assert not at.exception and not at.error
+    run = at.session_state[state.CITE_RUN]
+    cards = lambda: [int(m) for m in re.findall(r"\*\*Slot (\d+)\*\*", " ".join(  # noqa: E731
+        x.value for x in at.markdown))]
+    pager = next(s for s in at.selectbox if s.label == "10 slots, 4 a page")
+    assert pager.options == ["Slots 1–4", "Slots 5–8", "Slots 9–10"]
+    in_review = lambda: [int(m) for m in re.findall(r"\*\*Slot (\d+)\*\* :blue\[· in review\]", " ".join(  # noqa: E731
+        x.value for x in at.markdown))]
+    assert len(cards()) == 4 and len(in_review()) == 1 and in_review()[0] in cards()  # the page of the slot in review
+    other = "Slots 1–4" if in_review()[0] > 4 else "Slots 5–8"
+    pager.set_value(other).run()
+    first = 1 if other == "Slots 1–4" else 5
+    assert cards() == [first, first + 1, first + 2, first + 3]
+    assert at.session_state[state.CITE_FOCUS] == first - 1 and in_review() == [first]
+    made = at.session_state[results_view._JSON]
+    for _ in range(3):
+        button(at, "Next to check").click().run()
+    focused = at.session_state[state.CITE_FOCUS]
+    assert focused != first - 1 and in_review() == [focused + 1] and focused + 1 in cards()  # the page moved with it
+    page = next(s for s in at.selectbox if s.label == "10 slots, 4 a page").value
+    assert page == ["Slots 1–4", "Slots 5–8", "Slots 9–10"][focused // 4]
+    assert at.session_state[results_view._JSON] is made  # nothing it holds changed: not made again
+    assert len(json.loads(made[2])) == 10 and run.run_id == at.session_state[state.CITE_RUN].run_id

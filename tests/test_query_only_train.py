@@ -124,9 +124,9 @@ def test_cli_trains_a_query_encoder_on_the_users_own_latex_projects(tmp_path: Pa
 
     data = Path(__file__).parent / "data"
     lib = tmp_path / "lib"
-    code = main(["embedder", "train", "--query-only", "--contexts", str(data / "latex"), str(data / "reranker-paper.tex"),
-                 "--library", str(lib), "--name", "mine", "--max-steps", "1", "--batch-size", "4",
-                 "--val-fraction", "0"])
+    code = main(["embedder", "train", "--query-only", "--contexts", str(data / "latex"),
+                 str(data / "reranker-paper.tex"), "--library", str(lib), "--name", "mine", "--max-steps", "1",
+                 "--batch-size", "4", "--val-fraction", "0"])
     out = capsys.readouterr().out
     assert code == 0, out
     card = read_card(lib / "embedders" / "mine")

@@ -17,7 +17,7 @@ from citefinder.library.bibtex import bib_key_for
 from citefinder.library.store import Library
 from citefinder.select.hubs import held_back
 from citefinder.types import Paper, SlotResult
-from citefinder.ui import exports, paired_bib, render, state
+from citefinder.ui import exports, paired_bib, picks, render, state
 from citefinder.ui.cite import choices as ch
 from citefinder.ui.cite.draft import changed_state, choices_state, extra_state, slot_of
 from citefinder.ui.cite.rows import candidate_row
@@ -82,10 +82,13 @@ def _sentence(result: SlotResult, which: int) -> None:
 
 
 def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which: int, cited: tuple[str, ...],
-              keys: str | None, library: Library, *, focused: bool = False, latest: int | None = None) -> None:
-    """One slot: section, sentence, status, what it cites, the top candidates, library search, cite, trace."""
+              keys: str | None, library: Library, *, focused: bool = False, latest: int | None = None,
+              choices: picks.Picks | None = None) -> None:
+    """One slot: section, sentence, status, what it cites, the top candidates, library search, cite, trace.
+    ``choices``: what every slot cites (:func:`~citefinder.ui.cite.choices.current_choices`, made once a run of
+    the page, not once a card)."""
     slot, sel = slot_of(result), result.selection
-    status = ch.slot_status(result, ch.current_choices(run))
+    status = ch.slot_status(result, ch.current_choices(run) if choices is None else choices)
     confidences = ch.shown_confidences(result)
     with st.container(border=True, key=f"slot_{run.run_id}_{slot.index}"):
         head, badge = st.columns([0.6, 0.4], vertical_alignment="center")

@@ -37,6 +37,9 @@ from citefinder.ui.cite.draft import choices_state, extra_state, history_state, 
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE
 
+PAGE = 20  # slot cards drawn at once (bench/review_nav.py: every card of a 300-slot draft took seconds a key)
+_JSON = "cite_results_json"  # (what the results file was made from, its text): made again only when that changes
+
 
 def llm_banner(run: state.CiteRun, settings: Settings) -> None:
     """One banner when the LLM failed during the fill: how often, and what decided instead."""
@@ -117,8 +120,7 @@ def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Lib
                               file_name=exports.filled_name(run.source_name), mime="text/plain",
                               icon=":material/description:", on_click="ignore", key="download_draft",
                               help="The filled draft: what `citefinder fill -o FILE` writes")
-    downloads.download_button("Download results (JSON)", exports.results_json(run.results, choices, keys,
-                                                                                   picked=set(choices_state())),
+    downloads.download_button("Download results (JSON)", _results_json(run, choices, keys),
                               file_name="citefinder-results.json", mime="application/json",
                               icon=":material/data_object:", on_click="ignore", key="download_json")
     options = st.container(horizontal=True, vertical_alignment="bottom")
@@ -131,6 +133,18 @@ def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Lib
         options.selectbox("Command for plain [CITATION] markers", paired_bib.COMMANDS, key=paired_bib.COMMAND,
                           help="Placeholders written as \\citep{?}, \\citet{?} ... keep their own command.")
     return keys
+
+
+def _results_json(run: state.CiteRun, choices: picks.Picks, keys: dict[int, str]) -> str:
+    """The results file, made again only when the run, the picks or the keys changed (moving through the
+    slots changes none of them; the whole run as JSON took most of a long draft's page run)."""
+    picked = set(choices_state())
+    made_from = repr((sorted(choices.items()), sorted(keys.items()), sorted(picked)))
+    cached = st.session_state.get(_JSON)
+    if cached is None or cached[0] is not run.results or cached[1] != made_from:  # the same results object
+        cached = (run.results, made_from, exports.results_json(run.results, choices, keys, picked=picked))
+        st.session_state[_JSON] = cached
+    return cached[2]
 
 
 def latest_cited_year(run: state.CiteRun, choices: picks.Picks) -> int | None:
@@ -227,7 +241,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
     def card(result: SlotResult) -> None:
         index = slot_of(result).index
         slot_card(settings, run, result, positions[index], choices.get(index, ()), keys.get(index), library,
-                  focused=index == focused, latest=latest)
+                  focused=index == focused, latest=latest, choices=choices)
 
     if st.session_state.get(state.CITE_VIEW) == TABLE:
         target = next((r for r in run.results if slot_of(r).index == focused), None)
@@ -254,5 +268,31 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
     if not shown:
         st.caption("No slot matches this filter.")
         return
-    for result in shown:
+    for result in page_of_slots(run, shown, focused):
         card(result)
+
+
+def page_of_slots(run: state.CiteRun, shown: list[SlotResult], focused: int | None) -> list[SlotResult]:
+    """The cards drawn: all of them up to :data:`PAGE` slots, else the page of :data:`PAGE` holding the slot in
+    review (n / p move the page with it), with a choice of page above them; choosing a page puts its first slot
+    in review. A long draft's page is drawn in a fraction of a second instead of every card at each key."""
+    if len(shown) <= PAGE:
+        return shown
+    pages = [shown[i:i + PAGE] for i in range(0, len(shown), PAGE)]
+    labels = [f"Slots {slot_of(p[0]).index + 1}–{slot_of(p[-1]).index + 1}" for p in pages]
+    where = next((n for n, p in enumerate(pages) if any(slot_of(r).index == focused for r in p)), None)
+    key = f"cite_page_{run.run_id}"
+    if where is not None:
+        st.session_state[key] = labels[where]
+    elif st.session_state.get(key) not in labels:
+        st.session_state[key] = labels[0]
+
+    def moved() -> None:
+        chosen = pages[labels.index(st.session_state[key])]
+        first = slot_of(chosen[0]).index
+        st.session_state[state.CITE_FOCUS] = first
+        st.session_state[state.CITE_SCROLL] = f"slot_{run.run_id}_{first}"
+
+    st.selectbox(f"{len(shown)} slots, {PAGE} a page", labels, key=key, on_change=moved,
+                 help="Keys n / p move through every slot to check, page after page.")
+    return pages[labels.index(st.session_state[key])]
