@@ -51,7 +51,11 @@ def press(page, key: str, run: str, timeout_s: float = 60.0) -> tuple[float, int
     page.keyboard.press(key)
     end = t0 + timeout_s
     icon = page.get_by_test_id("stStatusWidgetRunningIcon")
+    marked = None  # when the card of another slot first said "in review" (drawn, before it is scrolled to)
     while time.perf_counter() < end:
+        if marked is None and page.evaluate(MARKED_JS, [run, before if before is not None else -1]):
+            marked = time.perf_counter() - t0
+            PHASES.append(round(marked, 3))
         now = focused_slot(page, run)
         if now is not None and now != before and icon.count() == 0:
             return time.perf_counter() - t0, now
@@ -72,6 +76,18 @@ FOCUSED_JS = """(run) => {
     }
     return null;
 }"""
+
+
+MARKED_JS = """([run, before]) => {
+    const prefix = "st-key-slot_" + run + "_";
+    for (const el of document.querySelectorAll("[class*='" + prefix + "']")) {
+        const cls = Array.from(el.classList).find(c => c.startsWith(prefix));
+        const index = cls ? cls.slice(prefix.length) : "";
+        if (/^[0-9]+$/.test(index) && parseInt(index) !== before && el.textContent.includes("in review")) return true;
+    }
+    return false;
+}"""
+PHASES: list[float] = []  # seconds from each key until the page drew the new slot in review (scrolled or not)
 
 
 def focused_slot(page, run: str) -> int | None:
@@ -134,6 +150,8 @@ def measure(code: Path, library: Path, slots: int, presses: int, agents: str) ->
                 out[f"{key}_p50_s"] = round(statistics.median(values), 3)
                 out[f"{key}_max_s"] = round(max(values), 3)
             out["slots_visited"] = path
+            out["drawn_s"] = list(PHASES)
+            out["drawn_p50_s"] = round(statistics.median(PHASES), 3) if PHASES else None
             out["load_end"] = os.getloadavg()
             browser.close()
     finally:

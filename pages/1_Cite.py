@@ -11,7 +11,6 @@ import streamlit as st  # noqa: E402
 st.title("Find the papers behind every [CITATION]")
 st.caption("From your own library. Nothing leaves this machine unless you configure an LLM endpoint.")
 with st.spinner("Opening the library…"):
-    from citefinder.text.slots import find_slots
     from citefinder.ui import layout, state
     from citefinder.ui.cite import draft, fill, results
 
@@ -22,7 +21,7 @@ layout.sidebar_summary(settings, library)
 
 draft.restore_last_draft(settings)
 text = draft.draft_input(settings)
-slots = find_slots(text, settings.context_sentences)
+slots = draft.slots_in(text, settings.context_sentences)
 draft.slot_count_line(slots)
 fill.find_button(settings, text)
 fill.follow_fill()

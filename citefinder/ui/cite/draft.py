@@ -34,6 +34,13 @@ EXAMPLE = (
 )
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def slots_in(text: str, context_sentences: int) -> list[Slot]:
+    """The draft's slots, found once per text (each run of the page asks; a long draft takes a tenth of a
+    second to read)."""
+    return find_slots(text, context_sentences)
+
+
 def slot_of(result: SlotResult) -> Slot:
     """A draft result's slot (a Find-citations run holds slot results only, never a search's)."""
     if result.slot is None:

@@ -37,7 +37,7 @@ from citefinder.ui.cite.draft import choices_state, extra_state, history_state, 
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE
 
-PAGE = 20  # slot cards drawn at once (bench/review_nav.py: every card of a 300-slot draft took seconds a key)
+PAGE = 10  # slot cards drawn at once (bench/review_nav.py: every card of a 300-slot draft took seconds a key)
 _JSON = "cite_results_json"  # (what the results file was made from, its text): made again only when that changes
 
 
