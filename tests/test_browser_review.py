@@ -21,6 +21,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from app_support import ROOT, build_sample_library, chromium, streamlit_server
+from citefinder.ui.cite.results import PAGE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -127,6 +128,25 @@ def in_review(page):
     return cards(page).filter(has_text="· in review").first
 
 
+def card(page, index: int):
+    """The card of slot ``index`` (0-based), drawn or not."""
+    return page.locator(f".st-key-slot_{run_id(page)}_{index}")
+
+
+def results_shown(page, slots: int, timeout: int) -> None:
+    """The results of a ``slots``-slot draft are on the page (its cards come a page at a time)."""
+    page.get_by_text(f"{slots} slots, {PAGE} a page").wait_for(timeout=timeout)
+
+
+def show(page, index: int, slots: int = 49) -> None:
+    """Draw the page of cards that holds slot ``index`` (choosing it puts its first slot in review)."""
+    if card(page, index).count():
+        return
+    low = index // PAGE * PAGE
+    choose(page, page.locator(f".st-key-cite_page_{run_id(page)}"), f"Slots {low + 1}–{min(low + PAGE, slots)}")
+    card(page, index).wait_for(timeout=15_000)
+
+
 def slot_index(card) -> int:
     return int(re.search(r"st-key-slot_\d+_(\d+)", card.get_attribute("class") or "").group(1))
 
@@ -172,7 +192,7 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
         files=[{"name": "chebnet.tex", "mimeType": "text/x-tex", "buffer": draft.encode("utf-8")}])
     page.get_by_text("49 citation slots found").wait_for(timeout=60_000)
     click(page, page.get_by_role("button", name="Find citations"))
-    cards(page).nth(48).wait_for(timeout=FILL_MS)
+    results_shown(page, 49, FILL_MS)
     idle(page)
     before = rows(page)
     assert len(before) == 49
@@ -202,11 +222,14 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
             and all(abs(i - t) > 1 for t in taken) and len(r["user_choices"]) <= 1
             and r["candidates"][2]["paper"]["doc_id"] not in r["user_choices"]]  # candidate 3 is not cited yet
     single, double, other = free[0], free[len(free) // 2], free[-1]
+    show(page, single)
     click(page, candidate(page, single, 2))
+    show(page, double)
     click(page, candidate(page, double, 1))
     click(page, candidate(page, double, 3, add=True))
-    click(page, candidate(page, other, 3), then=cards(page).nth(other).get_by_text("your pick"))
-    press(page, "u", lambda: cards(page).nth(other).get_by_text("your pick").count() == 0)
+    show(page, other)
+    click(page, candidate(page, other, 3), then=card(page, other).get_by_text("your pick"))
+    press(page, "u", lambda: card(page, other).get_by_text("your pick").count() == 0)
     after_undo = rows(page)
     assert after_undo[other]["user_choices"] == before[other]["user_choices"]  # back to the engine's pick
     click(page, candidate(page, other, 3))
@@ -243,8 +266,9 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
     for reload in (False, True):
         if reload:
             page.goto(url)
-            cards(page).nth(48).wait_for(timeout=START_MS)
-        changed = cards(page).nth(single)  # its pick is set aside, shown, not applied
+            results_shown(page, 49, START_MS)
+        show(page, single)
+        changed = card(page, single)  # its pick is set aside, shown, not applied
         changed.get_by_text("This sentence changed since you picked.").wait_for(timeout=15_000)
         idle(page)  # the results download of the finished run, not of one still rendering
         again = rows(page)
