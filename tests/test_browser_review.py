@@ -139,13 +139,21 @@ def results_shown(page, slots: int, timeout: int) -> None:
 
 
 def show(page, index: int, slots: int = 49) -> None:
-    """Draw the page of cards that holds slot ``index`` (choosing it puts its first slot in review)."""
-    idle(page)  # the cards of a run being replaced are not the ones to read the run's id from
-    if card(page, index).count():
-        return
+    """Draw the page of cards that holds slot ``index`` (choosing it puts its first slot in review); chosen
+    again when a rerun replaced the page before its cards came."""
     low = index // PAGE * PAGE
-    choose(page, page.locator(f".st-key-cite_page_{run_id(page)}"), f"Slots {low + 1}–{min(low + PAGE, slots)}")
-    card(page, index).wait_for(timeout=15_000)
+    label = f"Slots {low + 1}–{min(low + PAGE, slots)}"
+    for _ in range(4):
+        idle(page)  # the cards of a run being replaced are not the ones to read the run's id from
+        if card(page, index).count():
+            return
+        choose(page, page.locator("[class*='st-key-cite_page_']"), label)
+        try:
+            card(page, index).wait_for(timeout=15_000)
+            return
+        except PlaywrightError:
+            continue
+    raise AssertionError(f"slot {index}'s card never shown ({label})")
 
 
 def slot_index(card) -> int:

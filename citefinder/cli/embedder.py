@@ -132,11 +132,9 @@ def format_metrics(metrics: dict[str, dict[str, Any]]) -> str:
 def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     import torch
 
-    from citefinder.library.embedder import Embedder
-    from citefinder.train.embedder.card import embedders_dir, update_card
+    from citefinder.train.embedder.card import embedders_dir
     from citefinder.train.embedder.pack import load_pairs, split_by_citing, subsample
     from citefinder.train.embedder.train import TrainConfig, train_embedder
-    from citefinder.train.embedder.validate import dense_metrics, embedder_wins, held_out_set
 
     missing = [str(p) for p in args.contexts if not Path(p).exists()]
     missing += [str(args.papers)] if args.papers and not Path(args.papers).is_file() else []
@@ -181,13 +179,7 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
             "library": {"path": str(Path(settings.library).resolve()), "embedder": current}}
     if args.query_only:
         return _train_query_only(args, settings, train_pairs, val_pairs, output, card)
-    bar = _bar("training", "step")
-
-    def on_step(p: Any) -> None:
-        bar.total = p.total
-        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", pairs_s=f"{p.pairs_per_s:.1f}", refresh=False)
-        bar.update(p.step - bar.n)
-
+    bar, on_step = _training_bar("training")
     try:
         result = train_embedder(train_pairs, output, config, max_steps=args.max_steps,
                                 checkpoint_every=args.checkpoint_every, card=card, progress=on_step)
@@ -195,17 +187,7 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
         bar.close()
     print(f"trained {result.steps} steps on {len(train_pairs)} pairs in {result.elapsed_s / 60:.1f} min "
           f"({result.pairs_per_s:.2f} pairs/s); saved to {result.path}")
-
-    wins = None
-    if val_pairs and args.val_queries > 0:
-        data = held_out_set(val_pairs, train_pairs, max_queries=args.val_queries, distractors=args.val_distractors,
-                            seed=args.seed)
-        print(f"measuring on {len(data.queries)} held-out sentences against {len(data.corpus_ids)} papers")
-        metrics = {f"{current} (library)": dense_metrics(Embedder(current, seq).encode, data),
-                   name: dense_metrics(Embedder(str(result.path), seq).encode, data)}
-        wins = embedder_wins(*metrics.values())
-        update_card(result.path, metrics=metrics, held_out=data.to_dict(), wins=wins)
-        print(format_metrics(metrics))
+    wins = _measure(args, train_pairs, val_pairs, result.path, current, seq, query_only=False)
     if not args.into:
         verdict = {None: "not measured against", True: "it beats", False: "it does not beat"}[wins]
         target = name if args.output is None else str(result.path)
@@ -224,9 +206,7 @@ def _train_query_only(args: argparse.Namespace, settings: Any, train_pairs: list
     """``train --query-only``: the query side against the library embedder's frozen document vectors, measured
     on held-out citing papers against the library's own query side (same documents, same vectors)."""
     from citefinder.library.embedder import Embedder
-    from citefinder.train.embedder.card import update_card
     from citefinder.train.embedder.query_only import QueryOnlyConfig, document_pool, train_query_encoder
-    from citefinder.train.embedder.validate import dense_metrics, embedder_wins, held_out_set
 
     current, seq = current_embedder(settings)
     q = QueryOnlyConfig()
@@ -236,13 +216,7 @@ def _train_query_only(args: argparse.Namespace, settings: Any, train_pairs: list
     print(f"embedding the {len({p.doc for p in train_pairs})} cited papers once, as the library's embedder "
           f"{current!r} does (their vectors stay frozen)")
     pool = document_pool(train_pairs, library_side.encode)
-    bar = _bar("training the query side", "step")
-
-    def on_step(p: Any) -> None:
-        bar.total = p.total
-        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", pairs_s=f"{p.pairs_per_s:.1f}", refresh=False)
-        bar.update(p.step - bar.n)
-
+    bar, on_step = _training_bar("training the query side")
     try:
         result = train_query_encoder(train_pairs, output, pool, config, max_steps=args.max_steps, card=card,
                                      progress=on_step)
@@ -252,22 +226,51 @@ def _train_query_only(args: argparse.Namespace, settings: Any, train_pairs: list
         bar.close()
     print(f"trained {result.steps} steps on {len(train_pairs)} pairs in {result.elapsed_s / 60:.1f} min "
           f"({result.pairs_per_s:.2f} pairs/s, top {config.layers} layers); saved to {result.path}")
-    wins = None
-    if val_pairs and args.val_queries > 0:
-        data = held_out_set(val_pairs, train_pairs, max_queries=args.val_queries, distractors=args.val_distractors,
-                            seed=args.seed)
-        print(f"measuring on {len(data.queries)} held-out sentences against {len(data.corpus_ids)} papers")
-        docs = library_side.encode(list(data.corpus_texts))
-        metrics = {f"{current} (library)": dense_metrics(library_side.encode, data, docs=docs),
-                   result.path.name: dense_metrics(library_side.encode, data, docs=docs,
-                                                   encode_queries=Embedder(str(result.path), seq).encode)}
-        wins = embedder_wins(*metrics.values())
-        update_card(result.path, metrics=metrics, held_out=data.to_dict(), wins=wins)
-        print(format_metrics(metrics))
+    wins = _measure(args, train_pairs, val_pairs, result.path, current, seq, query_only=True)
     verdict = {None: "not measured against", True: "it beats", False: "it does not beat"}[wins]
     print(f"{verdict} the library's own query side on held-out citing papers; the library is unchanged. To use it: "
           f"CITEFINDER_QUERY_ENCODER={result.path} (papers keep the vectors {current!r} gave them)")
     return 0
+
+
+def _training_bar(desc: str) -> tuple[Any, Any]:
+    """A progress bar of training steps, and the callback that moves it."""
+    bar = _bar(desc, "step")
+
+    def on_step(p: Any) -> None:
+        bar.total = p.total
+        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", pairs_s=f"{p.pairs_per_s:.1f}", refresh=False)
+        bar.update(p.step - bar.n)
+
+    return bar, on_step
+
+
+def _measure(args: argparse.Namespace, train_pairs: list, val_pairs: list, model: Path, current: str, seq: int, *,
+             query_only: bool) -> bool | None:
+    """The trained model against the library's embedder on held-out citing papers (written into its card and
+    printed); None when nothing is held out. ``query_only``: the model embeds only the queries, the papers keep
+    the library embedder's vectors (made once for both)."""
+    from citefinder.library.embedder import Embedder
+    from citefinder.train.embedder.card import update_card
+    from citefinder.train.embedder.validate import dense_metrics, embedder_wins, held_out_set
+
+    if not val_pairs or args.val_queries <= 0:
+        return None
+    data = held_out_set(val_pairs, train_pairs, max_queries=args.val_queries, distractors=args.val_distractors,
+                        seed=args.seed)
+    print(f"measuring on {len(data.queries)} held-out sentences against {len(data.corpus_ids)} papers")
+    library_side, trained = Embedder(current, seq), Embedder(str(model), seq)
+    if query_only:
+        docs = library_side.encode(list(data.corpus_texts))
+        metrics = {f"{current} (library)": dense_metrics(library_side.encode, data, docs=docs),
+                   model.name: dense_metrics(library_side.encode, data, docs=docs, encode_queries=trained.encode)}
+    else:
+        metrics = {f"{current} (library)": dense_metrics(library_side.encode, data),
+                   model.name: dense_metrics(trained.encode, data)}
+    wins = embedder_wins(*metrics.values())
+    update_card(model, metrics=metrics, held_out=data.to_dict(), wins=wins)
+    print(format_metrics(metrics))
+    return wins
 
 
 def _resolve_target(settings: Any, target: str) -> Path:

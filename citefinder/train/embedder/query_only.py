@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import math
 import random
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -35,8 +34,7 @@ from citefinder.train.embedder.train import (
     _embed,
     _linear_schedule,
     load_base,
-    resolve_base_model,
-    save_model,
+    save_trained,
 )
 
 log = logging.getLogger(__name__)
@@ -127,8 +125,6 @@ def train_query_encoder(
     """
     import torch
 
-    from citefinder.train.embedder.card import write_card
-
     config = config or QueryOnlyConfig()
     if len(pairs) < 2:
         raise ValueError(f"need at least 2 citing sentences to train on, got {len(pairs)}")
@@ -185,29 +181,8 @@ def train_query_encoder(
         if step >= total:
             break
     model.eval()
-    elapsed = time.perf_counter() - start
-
-    output = Path(output)
-    partial = output.with_name(output.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.parent.mkdir(parents=True, exist_ok=True)
-    save_model(model, Path(resolve_base_model(config.base_model)), partial)
-    write_card(partial, {
-        **(card or {}),
-        "base_model": config.base_model,
-        "base_model_path": resolve_base_model(config.base_model),
-        "query_only": {"document_embedder": config.base_model, "layers": config.layers,
-                       "trainable_params": trainable, "documents": len(pool.keys)},
-        "config": config.to_dict(),
-        "training": {
-            "pairs": len(pairs), "pairs_with_abstract": sum(p.has_abstract for p in pairs),
-            "citing_papers": len({p.citing for p in pairs}), "pairs_seen": seen, "steps": step,
-            "planned_steps": total, "epoch_loss": [round(x, 4) for x in epoch_loss],
-            "train_seconds": round(elapsed, 1), "pairs_per_s": round(seen / max(elapsed, 1e-9), 2),
-            "device": "cpu", "torch_threads": torch.get_num_threads(),
-        },
-    })
-    if output.exists():
-        shutil.rmtree(output)
-    partial.rename(output)
-    return TrainResult(output, len(pairs), step, elapsed, seen / max(elapsed, 1e-9), tuple(epoch_loss))
+    card = {**(card or {}), "query_only": {"document_embedder": config.base_model, "layers": config.layers,
+                                           "trainable_params": trainable, "documents": len(pool.keys)},
+            "config": config.to_dict()}
+    return save_trained(model, config.base_model, Path(output), card, pairs, seen=seen, steps=step, planned=total,
+                        epoch_loss=epoch_loss, elapsed=time.perf_counter() - start)

@@ -223,8 +223,6 @@ def train_embedder(
     import numpy as np
     import torch
 
-    from citefinder.train.embedder.card import write_card
-
     config = config or TrainConfig()
     if len(pairs) < 2:
         raise ValueError(f"need at least 2 citing sentences to train on, got {len(pairs)}")
@@ -270,27 +268,36 @@ def train_embedder(
             break
     model.eval()
     elapsed = time.perf_counter() - start
+    card = {**(card or {}), "config": config.to_dict()}
+    return save_trained(model, config.base_model, Path(output), card, pairs, seen=seen, steps=step, planned=total,
+                        epoch_loss=epoch_loss, elapsed=elapsed)
 
-    output = Path(output)
+
+def save_trained(model: Any, base_model: str, output: Path, card: dict[str, Any], pairs: Sequence[ContextPair], *,
+                 seen: int, steps: int, planned: int, epoch_loss: Sequence[float], elapsed: float) -> TrainResult:
+    """Save a trained model with its card (``card`` plus the base and what training did) to ``output``, which
+    is replaced only once the new model is completely written."""
+    import torch
+
+    from citefinder.train.embedder.card import write_card
+
     partial = output.with_name(output.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.parent.mkdir(parents=True, exist_ok=True)
-    save_model(model, Path(resolve_base_model(config.base_model)), partial)
-    with_abstract = sum(p.has_abstract for p in pairs)
+    save_model(model, Path(resolve_base_model(base_model)), partial)
     write_card(partial, {
-        **(card or {}),
-        "base_model": config.base_model,
-        "base_model_path": resolve_base_model(config.base_model),
-        "config": config.to_dict(),
+        **card,
+        "base_model": base_model,
+        "base_model_path": resolve_base_model(base_model),
         "training": {
-            "pairs": len(pairs), "pairs_with_abstract": with_abstract, "citing_papers": len({p.citing for p in pairs}),
-            "pairs_seen": seen, "steps": step, "planned_steps": total,
-            "epoch_loss": [round(x, 4) for x in epoch_loss], "train_seconds": round(elapsed, 1),
-            "pairs_per_s": round(seen / max(elapsed, 1e-9), 2), "device": "cpu",
+            "pairs": len(pairs), "pairs_with_abstract": sum(p.has_abstract for p in pairs),
+            "citing_papers": len({p.citing for p in pairs}), "pairs_seen": seen, "steps": steps,
+            "planned_steps": planned, "epoch_loss": [round(x, 4) for x in epoch_loss],
+            "train_seconds": round(elapsed, 1), "pairs_per_s": round(seen / max(elapsed, 1e-9), 2), "device": "cpu",
             "torch_threads": torch.get_num_threads(),
         },
     })
     if output.exists():
         shutil.rmtree(output)
     partial.rename(output)
-    return TrainResult(output, len(pairs), step, elapsed, seen / max(elapsed, 1e-9), tuple(epoch_loss))
+    return TrainResult(output, len(pairs), steps, elapsed, seen / max(elapsed, 1e-9), tuple(epoch_loss))
