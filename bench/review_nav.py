@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from review_time import ARGS, CHROMIUM, DATA, ROOT, _env, _port, build_library, idle
+from review_time import DATA, ROOT, _env, app_page, build_library, idle
 
 SPLIT = ROOT / "bench" / "drafts_split.json"
 MARK = re.compile(r"\[CITATION\]")
@@ -96,71 +96,46 @@ def focused_slot(page, run: str) -> int | None:
 
 
 def measure(code: Path, library: Path, slots: int, presses: int, agents: str) -> dict:
-    from playwright.sync_api import sync_playwright
-
     draft = long_draft(slots)
     count = len(MARK.findall(draft))
-    port = _port()
-    log = (library.parent / "server.log").open("wb")
     env = {**_env(code, library), "CITEFINDER_AGENTS": agents}
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.address", "127.0.0.1", "--server.headless", "true"],
-                              cwd=code, env=env, stdout=log, stderr=subprocess.STDOUT)
     out: dict = {"code": str(code), "slots": count, "agents": agents, "load_start": os.getloadavg()}
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-            for _ in range(120):
-                try:
-                    page.goto(f"http://127.0.0.1:{port}")
-                    break
-                except Exception:  # noqa: BLE001 - the server is still starting
-                    time.sleep(1)
-            page.get_by_role("button", name="Find citations").wait_for(timeout=240_000)
-            page.locator('input[type="file"]').first.set_input_files(
-                files=[{"name": "long.txt", "mimeType": "text/plain", "buffer": draft.encode()}])
-            page.get_by_text(f"{count} citation slots found").wait_for(timeout=60_000)
-            idle(page)
-            start = time.perf_counter()
-            page.get_by_role("button", name="Find citations").click()
-            page.get_by_text(re.compile(r"^Filled \d+ of \d+ slots")).first.wait_for(timeout=1_200_000)
-            idle(page)
-            out["fill_s"] = round(time.perf_counter() - start, 1)
-            print(f"filled {count} slots in {out['fill_s']} s", file=sys.stderr)
-            first = page.locator("[class*='st-key-slot_']").first
-            run = re.search(r"st-key-slot_(\d+)_", first.get_attribute("class") or "").group(1)
-            page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the page
-            spy = None
-            if os.environ.get("REVIEW_NAV_PYSPY"):  # a profile of the server while the keys are pressed
-                spy = subprocess.Popen([os.environ["REVIEW_NAV_PYSPY"], "record", "-p", str(server.pid), "-f",
-                                        "speedscope", "-o", str(library.parent / "nav-profile.json"), "-r", "50"])
-                time.sleep(2)
-            timings: dict[str, list[float]] = {"n": [], "p": []}
-            path: list[int | None] = []
-            for key in ["n"] * presses + ["p"] * presses:
-                seconds, where = press(page, key, run)
-                timings[key].append(round(seconds, 3))
-                path.append(where)
-            if spy is not None:
-                spy.send_signal(2)
-                spy.wait(timeout=60)
-            for key, values in timings.items():
-                out[f"{key}_s"] = values
-                out[f"{key}_p50_s"] = round(statistics.median(values), 3)
-                out[f"{key}_max_s"] = round(max(values), 3)
-            out["slots_visited"] = path
-            out["drawn_s"] = list(PHASES)
-            out["drawn_p50_s"] = round(statistics.median(PHASES), 3) if PHASES else None
-            out["load_end"] = os.getloadavg()
-            browser.close()
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+    with app_page(code, library, env) as (page, server):
+        page.locator('input[type="file"]').first.set_input_files(
+            files=[{"name": "long.txt", "mimeType": "text/plain", "buffer": draft.encode()}])
+        page.get_by_text(f"{count} citation slots found").wait_for(timeout=60_000)
+        idle(page)
+        start = time.perf_counter()
+        page.get_by_role("button", name="Find citations").click()
+        page.get_by_text(re.compile(r"^Filled \d+ of \d+ slots")).first.wait_for(timeout=1_200_000)
+        idle(page)
+        out["fill_s"] = round(time.perf_counter() - start, 1)
+        print(f"filled {count} slots in {out['fill_s']} s", file=sys.stderr)
+        first = page.locator("[class*='st-key-slot_']").first
+        run = re.search(r"st-key-slot_(\d+)_", first.get_attribute("class") or "").group(1)
+        page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the page
+        spy = None
+        if os.environ.get("REVIEW_NAV_PYSPY"):  # a profile of the server while the keys are pressed
+            spy = subprocess.Popen([os.environ["REVIEW_NAV_PYSPY"], "record", "-p", str(server.pid), "-f",
+                                    "speedscope", "-o", str(library.parent / "nav-profile.json"), "-r", "50"])
+            time.sleep(2)
+        timings: dict[str, list[float]] = {"n": [], "p": []}
+        path: list[int | None] = []
+        for key in ["n"] * presses + ["p"] * presses:
+            seconds, where = press(page, key, run)
+            timings[key].append(round(seconds, 3))
+            path.append(where)
+        if spy is not None:
+            spy.send_signal(2)
+            spy.wait(timeout=60)
+        for key, values in timings.items():
+            out[f"{key}_s"] = values
+            out[f"{key}_p50_s"] = round(statistics.median(values), 3)
+            out[f"{key}_max_s"] = round(max(values), 3)
+        out["slots_visited"] = path
+        out["drawn_s"] = list(PHASES)
+        out["drawn_p50_s"] = round(statistics.median(PHASES), 3) if PHASES else None
+        out["load_end"] = os.getloadavg()
     return out
 
 

@@ -15,6 +15,7 @@ also asked for every gold paper in the five (``Add``), and the end state is scor
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -23,7 +24,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -56,6 +59,38 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def app_page(code: Path, library: Path, env: dict[str, str] | None = None) -> Iterator[tuple[Any, subprocess.Popen]]:
+    """``code``'s app served on a free loopback port (its log beside the library) and a Chromium page on its
+    Cite page, ready; yields (page, server); both are stopped afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    port = _port()
+    with (library.parent / "server.log").open("wb") as log:
+        server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                                   "--server.address", "127.0.0.1", "--server.headless", "true"],
+                                  cwd=code, env=env or _env(code, library), stdout=log, stderr=subprocess.STDOUT)
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                page = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True).new_page()
+                for _ in range(120):
+                    try:
+                        page.goto(f"http://127.0.0.1:{port}")
+                        break
+                    except Exception:  # noqa: BLE001 - the server is still starting
+                        time.sleep(1)
+                page.get_by_role("button", name="Find citations").wait_for(timeout=240_000)
+                yield page, server
+                browser.close()
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
 def idle(page, timeout_ms: int = 240_000) -> None:
     page.wait_for_timeout(300)
     page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=timeout_ms)
@@ -75,6 +110,22 @@ def wait_until(page, check, timeout_s: float = 120.0) -> None:
     raise TimeoutError("the page did not show the change")
 
 
+def show_slot(page, run: str, index: int) -> None:
+    """Draw the page of cards holding slot ``index`` when the page draws its cards a page at a time."""
+    card = page.locator(f".st-key-slot_{run}_{index}")
+    if card.count():
+        return
+    idle(page)
+    page.locator("[class*='st-key-cite_page_']").get_by_role("combobox").click()
+    for option in page.get_by_role("option").all():
+        low, high = (int(n) for n in re.findall(r"\d+", option.inner_text())[:2])
+        if low <= index + 1 <= high:
+            option.click()
+            break
+    idle(page)
+    card.wait_for(timeout=60_000)
+
+
 def results(page) -> dict[int, dict]:
     button = page.get_by_role("button", name=re.compile("^Download results"))
     idle(page)
@@ -92,95 +143,74 @@ def cited(row: dict) -> list[str]:
 
 
 def review(code: Path, library: Path) -> dict:
-    from playwright.sync_api import sync_playwright
-
     gold = [json.loads(line)["keys"] for line in (CHEBNET / "gold.jsonl").read_text().splitlines() if line.strip()]
     draft = (CHEBNET / "draft.txt").read_bytes()
-    port = _port()
-    log = (library.parent / "server.log").open("wb")
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.address", "127.0.0.1", "--server.headless", "true"],
-                              cwd=code, env=_env(code, library), stdout=log, stderr=subprocess.STDOUT)
     out: dict = {"code": str(code), "load_start": os.getloadavg()}
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True).new_page()
-            for _ in range(120):
-                try:
-                    page.goto(f"http://127.0.0.1:{port}")
-                    break
-                except Exception:  # noqa: BLE001 - the server is still starting
-                    time.sleep(1)
-            page.get_by_role("button", name="Find citations").wait_for(timeout=240_000)
-            page.locator('input[type="file"]').first.set_input_files(
-                files=[{"name": "chebnet.tex", "mimeType": "text/x-tex", "buffer": draft}])
-            page.get_by_text("49 citation slots found").wait_for(timeout=60_000)
-            idle(page)
-            start = time.perf_counter()
-            page.get_by_role("button", name="Find citations").click()
-            page.locator("[class*='st-key-slot_']").nth(48).wait_for(timeout=600_000)
-            idle(page)
-            out["fill_s"] = round(time.perf_counter() - start, 2)
-            rows = results(page)
-            cards = page.locator("[class*='st-key-slot_']")
-            run = re.search(r"st-key-slot_(\d+)_", cards.first.get_attribute("class") or "").group(1)
-            several = page.locator("[class*='st-key-pick_'][class*='_add']").count() > 0
-            slots, clicks, seconds, per_click = [], 0, 0.0, []
-            for i, keys in enumerate(gold):
-                top = [c["paper"].get("key") for c in rows[i]["candidates"][:5]]
-                wanted = [n for n, k in enumerate(top, 1) if k in keys]
-                if not wanted:
-                    continue
-                have = cited(rows[i])
-                target = [top[n - 1] for n in wanted] if several else [top[wanted[0] - 1]]
-                if several:  # every gold paper of the five, as one \cite{a,b}
-                    done = set(target) <= set(have)
-                    missing = [n for n in wanted if top[n - 1] not in have]
-                    wrong = [k for k in have if k not in target]
-                    actions = ([(wanted[0], False)] + [(n, True) for n in wanted[1:]] if wrong
-                               else [(n, True) for n in missing])
-                else:  # one paper per slot: a gold one
-                    done = bool(set(have) & set(keys))
-                    actions = [] if done else [(wanted[0], False)]
-                slot_s = 0.0
-                for number, add in actions:
-                    button = page.locator(f".st-key-pick_{run}_{i}_{number}{'_add' if add else ''} button:visible")
-                    idle(page)
-                    button.scroll_into_view_if_needed()
-                    t0 = time.perf_counter()
-                    button.click()
-                    chosen = page.locator(f".st-key-pick_{run}_{i}_{number} button:visible")
-                    if add:  # its Add button goes when it is cited
-                        wait_until(page, lambda b=button: b.count() == 0)
-                    else:
-                        wait_until(page, lambda b=chosen: "Chosen" in b.inner_text())
-                    idle(page)
-                    spent = time.perf_counter() - t0
-                    per_click.append(round(spent, 2))
-                    slot_s += spent
-                    clicks += 1
-                slots.append({"slot": i, "gold_in_top5": wanted, "engine_right": done,
-                              "clicks": len(actions), "seconds": round(slot_s, 2)})
-                seconds += slot_s
-            end = results(page)
-            answerable = [i for i, keys in enumerate(gold) if keys]
-            out.update({
-                "several_papers_per_slot": several,
-                "slots_with_gold_in_top5": len(slots), "already_right": sum(s["engine_right"] for s in slots),
-                "clicks": clicks, "seconds": round(seconds, 2), "per_click_s": per_click,
-                "end_any_key": sum(1 for i in answerable if set(cited(end[i])) & set(gold[i])),
-                "end_exact_set": sum(1 for i in answerable if set(cited(end[i])) == set(gold[i])),
-                "slots": slots, "load_end": os.getloadavg(),
-            })
-            browser.close()
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+    with app_page(code, library) as (page, _):
+        page.locator('input[type="file"]').first.set_input_files(
+            files=[{"name": "chebnet.tex", "mimeType": "text/x-tex", "buffer": draft}])
+        page.get_by_text("49 citation slots found").wait_for(timeout=60_000)
+        idle(page)
+        start = time.perf_counter()
+        page.get_by_role("button", name="Find citations").click()
+        # every card (a checkout before the Cite page's pages of cards), or the choice of page
+        page.locator("[class*='st-key-slot_']").nth(48).or_(page.get_by_text("49 slots, ")).first.wait_for(
+            timeout=600_000)
+        idle(page)
+        out["fill_s"] = round(time.perf_counter() - start, 2)
+        rows = results(page)
+        cards = page.locator("[class*='st-key-slot_']")
+        run = re.search(r"st-key-slot_(\d+)_", cards.first.get_attribute("class") or "").group(1)
+        several = page.locator("[class*='st-key-pick_'][class*='_add']").count() > 0
+        slots, clicks, seconds, per_click = [], 0, 0.0, []
+        for i, keys in enumerate(gold):
+            top = [c["paper"].get("key") for c in rows[i]["candidates"][:5]]
+            wanted = [n for n, k in enumerate(top, 1) if k in keys]
+            if not wanted:
+                continue
+            have = cited(rows[i])
+            target = [top[n - 1] for n in wanted] if several else [top[wanted[0] - 1]]
+            if several:  # every gold paper of the five, as one \cite{a,b}
+                done = set(target) <= set(have)
+                missing = [n for n in wanted if top[n - 1] not in have]
+                wrong = [k for k in have if k not in target]
+                actions = ([(wanted[0], False)] + [(n, True) for n in wanted[1:]] if wrong
+                           else [(n, True) for n in missing])
+            else:  # one paper per slot: a gold one
+                done = bool(set(have) & set(keys))
+                actions = [] if done else [(wanted[0], False)]
+            slot_s = 0.0
+            if actions:
+                show_slot(page, run, i)
+            for number, add in actions:
+                button = page.locator(f".st-key-pick_{run}_{i}_{number}{'_add' if add else ''} button:visible")
+                idle(page)
+                button.scroll_into_view_if_needed()
+                t0 = time.perf_counter()
+                button.click()
+                chosen = page.locator(f".st-key-pick_{run}_{i}_{number} button:visible")
+                if add:  # its Add button goes when it is cited
+                    wait_until(page, lambda b=button: b.count() == 0)
+                else:
+                    wait_until(page, lambda b=chosen: "Chosen" in b.inner_text())
+                idle(page)
+                spent = time.perf_counter() - t0
+                per_click.append(round(spent, 2))
+                slot_s += spent
+                clicks += 1
+            slots.append({"slot": i, "gold_in_top5": wanted, "engine_right": done,
+                          "clicks": len(actions), "seconds": round(slot_s, 2)})
+            seconds += slot_s
+        end = results(page)
+        answerable = [i for i, keys in enumerate(gold) if keys]
+        out.update({
+            "several_papers_per_slot": several,
+            "slots_with_gold_in_top5": len(slots), "already_right": sum(s["engine_right"] for s in slots),
+            "clicks": clicks, "seconds": round(seconds, 2), "per_click_s": per_click,
+            "end_any_key": sum(1 for i in answerable if set(cited(end[i])) & set(gold[i])),
+            "end_exact_set": sum(1 for i in answerable if set(cited(end[i])) == set(gold[i])),
+            "slots": slots, "load_end": os.getloadavg(),
+        })
     return out
 
 
