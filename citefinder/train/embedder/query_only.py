@@ -9,7 +9,8 @@ parameter-efficient, and on a CPU the frozen lower layers need no backward pass.
 
 Loss: softmax cross-entropy of each sentence over the vectors of *every* paper cited in the training pairs
 (scaled cosines, temperature 0.05): the other references of the same citing paper, the hardest negatives
-of the users' job, are in every softmax for free. A paper the same cite command also cites is masked.
+of the users' job, are in every softmax for free. A paper the same cite command or sentence also cites
+is masked.
 This is the recipe of CiteFinder's shipped query encoder (bench/train28/gpu_train.py, bench/RESULTS.md).
 """
 
@@ -97,13 +98,14 @@ def freeze_all_but_top(model: Any, layers: int) -> int:
 
 
 def _targets(batch: Sequence[ContextPair], index: dict[str, int], n_docs: int) -> tuple[Any, Any]:
-    """Each sentence's paper (its row in the pool) and the mask of the other papers its cite command cites."""
+    """Each sentence's paper (its row in the pool) and the mask of the other papers its cite command or its
+    sentence cites (right answers too, or written beside it: never pushed away)."""
     import torch
 
     target = torch.tensor([index[p.doc] for p in batch])
     mask = torch.zeros((len(batch), n_docs), dtype=torch.bool)
     for i, p in enumerate(batch):
-        for other in p.gold:
+        for other in p.gold | p.sentence:
             if other != p.doc and other in index:
                 mask[i, index[other]] = True
     return target, mask
