@@ -111,19 +111,31 @@ def wait_until(page, check, timeout_s: float = 120.0) -> None:
 
 
 def show_slot(page, run: str, index: int) -> None:
-    """Draw the page of cards holding slot ``index`` when the page draws its cards a page at a time."""
+    """Draw the page of cards holding slot ``index`` when the page draws its cards a page at a time (the choice
+    of page made again when a rerun closed its list)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     card = page.locator(f".st-key-slot_{run}_{index}")
-    if card.count():
-        return
-    idle(page)
-    page.locator("[class*='st-key-cite_page_']").get_by_role("combobox").click()
-    for option in page.get_by_role("option").all():
-        low, high = (int(n) for n in re.findall(r"\d+", option.inner_text())[:2])
-        if low <= index + 1 <= high:
-            option.click()
-            break
-    idle(page)
-    card.wait_for(timeout=60_000)
+    for attempt in range(6):
+        idle(page)
+        if card.count():
+            return
+        try:
+            page.locator("[class*='st-key-cite_page_']").get_by_role("combobox").click(timeout=5000)
+            page.get_by_role("option").first.wait_for(timeout=5000)
+            for option in page.get_by_role("option").all():
+                low, high = (int(n) for n in re.findall(r"\d+", option.inner_text())[:2])
+                if low <= index + 1 <= high:
+                    option.click(timeout=5000)
+                    break
+            idle(page)
+            card.wait_for(timeout=15_000)
+            return
+        except PlaywrightError:
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(500 * (attempt + 1))
+    page.screenshot(path=str(ROOT / "bench" / "out" / "review-show-slot.png"))
+    raise TimeoutError(f"slot {index}'s card never shown")
 
 
 def results(page) -> dict[int, dict]:
