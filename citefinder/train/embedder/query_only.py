@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import math
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 
 from citefinder.train.embedder.pack import ContextPair
 from citefinder.train.embedder.train import (
+    Steps,
     TrainConfig,
     TrainProgress,
     TrainResult,
@@ -149,42 +149,24 @@ def train_query_encoder(
     log.info("query side: %d pairs, %d papers, %d steps, %d trainable parameters", len(pairs), len(pool.keys),
              total, trainable)
     model.train()
-    start = time.perf_counter()
-    step = seen = 0
-    recent: list[float] = []
-    epoch_loss: list[float] = []
+    steps = Steps(total, progress)
     order = list(range(len(pairs)))
     for epoch in range(config.epochs):
         random.Random(config.seed + epoch).shuffle(order)
-        losses: list[float] = []
         for lo in range(0, len(order), config.batch_size):
-            if step >= total:
+            if steps.finished:
                 break
             batch = [pairs[i] for i in order[lo:lo + config.batch_size]]
             target, mask = _targets(batch, index, len(pool.keys))
             q = _embed(model, [p.query for p in batch], config.query_max_length)
             logits = (q @ docs.T * config.scale).masked_fill(mask, float("-inf"))
-            loss = torch.nn.functional.cross_entropy(logits, target)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            step += 1
-            seen += len(batch)
-            value = float(loss.detach())
-            losses.append(value)
-            recent = (recent + [value])[-50:]
-            if progress:
-                elapsed = time.perf_counter() - start
-                progress(TrainProgress(step, total, epoch + 1, sum(recent) / len(recent), seen / elapsed, elapsed,
-                                       elapsed / step * (total - step)))
-        epoch_loss.append(sum(losses) / max(1, len(losses)))
-        if step >= total:
+            steps.take(torch.nn.functional.cross_entropy(logits, target), params, optimizer, scheduler, len(batch),
+                       epoch)
+        steps.end_epoch()
+        if steps.finished:
             break
     model.eval()
     card = {**(card or {}), "query_only": {"document_embedder": config.base_model, "layers": config.layers,
                                            "trainable_params": trainable, "documents": len(pool.keys)},
             "config": config.to_dict()}
-    return save_trained(model, config.base_model, Path(output), card, pairs, seen=seen, steps=step, planned=total,
-                        epoch_loss=epoch_loss, elapsed=time.perf_counter() - start)
+    return save_trained(model, config.base_model, Path(output), card, pairs, steps)

@@ -21,7 +21,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -61,6 +61,52 @@ class TrainProgress(NamedTuple):
     pairs_per_s: float
     elapsed_s: float
     eta_s: float
+
+
+@dataclass
+class Steps:
+    """A training loop's bookkeeping, shared by the full and the query-only trainer: one optimizer step per
+    batch (gradients clipped to norm 1), pairs seen, the running loss (last 50 batches), each epoch's mean
+    loss, and the progress report after every step."""
+
+    total: int
+    progress: Callable[[TrainProgress], None] | None = None
+    step: int = 0
+    seen: int = 0
+    start: float = field(default_factory=time.perf_counter)
+    recent: list[float] = field(default_factory=list)
+    losses: list[float] = field(default_factory=list)  # this epoch's
+    epoch_loss: list[float] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.step >= self.total
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def take(self, loss: Any, params: Any, optimizer: Any, scheduler: Any, pairs: int, epoch: int) -> None:
+        """Backpropagate ``loss`` (a batch of ``pairs`` sentences), step, and report."""
+        import torch
+
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+        self.step += 1
+        self.seen += pairs
+        value = float(loss.detach())
+        self.losses.append(value)
+        self.recent = (self.recent + [value])[-50:]
+        if self.progress:
+            elapsed = self.elapsed()
+            self.progress(TrainProgress(self.step, self.total, epoch + 1, sum(self.recent) / len(self.recent),
+                                        self.seen / elapsed, elapsed, elapsed / self.step * (self.total - self.step)))
+
+    def end_epoch(self) -> None:
+        self.epoch_loss.append(sum(self.losses) / max(1, len(self.losses)))
+        self.losses = []
 
 
 @dataclass(frozen=True)
@@ -237,50 +283,31 @@ def train_embedder(
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _linear_schedule(int(total * config.warmup_ratio), total))
     log.info("training on %d pairs, %d steps, %d torch threads", len(pairs), total, torch.get_num_threads())
     model.train()
-    start = time.perf_counter()
-    step = seen = 0
-    recent: list[float] = []
-    epoch_loss: list[float] = []
+    steps = Steps(total, progress)
     for epoch in range(config.epochs):
-        losses: list[float] = []
         for batch in batches(pairs, config, epoch):
-            if step >= total:
+            if steps.finished:
                 break
-            loss = batch_loss(model, batch, config)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            step += 1
-            seen += len(batch)
-            value = float(loss.detach())
-            losses.append(value)
-            recent = (recent + [value])[-50:]
-            if checkpoint_every > 0 and step % checkpoint_every == 0 and step < total:
-                _checkpoint(model, config, Path(output), step, seen, time.perf_counter() - start)
-            if progress:
-                elapsed = time.perf_counter() - start
-                progress(TrainProgress(step, total, epoch + 1, sum(recent) / len(recent), seen / elapsed, elapsed,
-                                       elapsed / step * (total - step)))
-        epoch_loss.append(sum(losses) / max(1, len(losses)))
-        if step >= total:
+            steps.take(batch_loss(model, batch, config), model.parameters(), optimizer, scheduler, len(batch), epoch)
+            if checkpoint_every > 0 and steps.step % checkpoint_every == 0 and not steps.finished:
+                _checkpoint(model, config, Path(output), steps.step, steps.seen, steps.elapsed())
+        steps.end_epoch()
+        if steps.finished:
             break
     model.eval()
-    elapsed = time.perf_counter() - start
     card = {**(card or {}), "config": config.to_dict()}
-    return save_trained(model, config.base_model, Path(output), card, pairs, seen=seen, steps=step, planned=total,
-                        epoch_loss=epoch_loss, elapsed=elapsed)
+    return save_trained(model, config.base_model, Path(output), card, pairs, steps)
 
 
-def save_trained(model: Any, base_model: str, output: Path, card: dict[str, Any], pairs: Sequence[ContextPair], *,
-                 seen: int, steps: int, planned: int, epoch_loss: Sequence[float], elapsed: float) -> TrainResult:
+def save_trained(model: Any, base_model: str, output: Path, card: dict[str, Any], pairs: Sequence[ContextPair],
+                 steps: Steps) -> TrainResult:
     """Save a trained model with its card (``card`` plus the base and what training did) to ``output``, which
     is replaced only once the new model is completely written."""
     import torch
 
     from citefinder.train.embedder.card import write_card
 
+    elapsed, seen = steps.elapsed(), steps.seen
     partial = output.with_name(output.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.parent.mkdir(parents=True, exist_ok=True)
@@ -291,8 +318,8 @@ def save_trained(model: Any, base_model: str, output: Path, card: dict[str, Any]
         "base_model_path": resolve_base_model(base_model),
         "training": {
             "pairs": len(pairs), "pairs_with_abstract": sum(p.has_abstract for p in pairs),
-            "citing_papers": len({p.citing for p in pairs}), "pairs_seen": seen, "steps": steps,
-            "planned_steps": planned, "epoch_loss": [round(x, 4) for x in epoch_loss],
+            "citing_papers": len({p.citing for p in pairs}), "pairs_seen": seen, "steps": steps.step,
+            "planned_steps": steps.total, "epoch_loss": [round(x, 4) for x in steps.epoch_loss],
             "train_seconds": round(elapsed, 1), "pairs_per_s": round(seen / max(elapsed, 1e-9), 2), "device": "cpu",
             "torch_threads": torch.get_num_threads(),
         },
@@ -300,4 +327,4 @@ def save_trained(model: Any, base_model: str, output: Path, card: dict[str, Any]
     if output.exists():
         shutil.rmtree(output)
     partial.rename(output)
-    return TrainResult(output, len(pairs), steps, elapsed, seen / max(elapsed, 1e-9), tuple(epoch_loss))
+    return TrainResult(output, len(pairs), steps.step, elapsed, seen / max(elapsed, 1e-9), tuple(steps.epoch_loss))
