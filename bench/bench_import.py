@@ -34,7 +34,7 @@ from citefinder.config import Settings, offline_environment
 def _records(path: Path, limit: int | None) -> list[dict]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as f:
-        return [json.loads(l) for l in itertools.islice(f, limit)]
+        return [json.loads(line) for line in itertools.islice(f, limit)]
 
 
 def main() -> None:
@@ -50,6 +50,7 @@ def main() -> None:
     ap.add_argument("--write-batch", type=int, default=None, help="papers per written batch (default the library's "
                     "256; smaller for a small measured run with several batches)")
     ap.add_argument("--serial", action="store_true", help="also import into DIR-serial with embed_ahead off")
+    ap.add_argument("--chroma-host", default=None, help="HOST:PORT of a `chroma run` server to import into")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     offline_environment()
@@ -66,21 +67,26 @@ def main() -> None:
         overrides["embed_max_seq_length"] = args.max_seq_length
     if args.embedder:
         overrides["embedder"] = args.embedder
+    if args.chroma_host:
+        overrides["chroma_host"] = args.chroma_host
     settings = Settings(**overrides)
     if args.write_batch:
         import citefinder.library.writes as writes
 
         writes.WRITE_BATCH = args.write_batch
     src = args.papers
-    records = _records(src, args.limit)
+    # The records are read into this process only where a baseline or --limit needs them: with
+    # --skip-baselines and no --limit the peak RSS below is the import's own.
+    records = _records(src, args.limit) if args.limit or not args.skip_baselines else []
     if args.limit:
         src = args.library.parent / f"{args.library.name}-input.jsonl"
         src.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
     papers = [Paper(r["doc_id"], r["title"], tuple(r.get("authors") or ()), r.get("year"), r.get("venue"),
                     r.get("abstract") or "") for r in records]
-    result: dict = {"papers": len(papers), "machine": f"{platform.node()} {platform.machine()}",
+    del records
+    result: dict = {"papers": len(papers) or None, "machine": f"{platform.node()} {platform.machine()}",
                     "max_seq_length": settings.embed_max_seq_length, "date": time.strftime("%Y-%m-%d %H:%M"),
-                    "embedder": settings.embedder, "load_before": os.getloadavg()}
+                    "embedder": settings.embedder, "chroma_host": settings.chroma_host, "load_before": os.getloadavg()}
 
     emb = Embedder(settings.embedder, settings.embed_max_seq_length, settings.embed_batch_size)
     if not args.skip_baselines:
@@ -97,6 +103,8 @@ def main() -> None:
     result["defer_embedding"] = args.defer_embedding
     result["write_batch"] = args.write_batch or 256
 
+    del papers
+    rss_before_import_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lib = Library.open(settings, embedder=emb)
     t = time.perf_counter()
     last = [0.0]
@@ -117,6 +125,7 @@ def main() -> None:
         duplicates=report.duplicates,
         failures=len(report.failures),
         peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        peak_rss_before_import_mb=rss_before_import_mb,
         disk_mb=sum(f.stat().st_size for f in args.library.rglob("*") if f.is_file()) / 2**20,
     )
     if args.serial:
@@ -130,7 +139,7 @@ def main() -> None:
         "import time,sys; t=time.perf_counter(); from citefinder.config import Settings, offline_environment; "
         "offline_environment(); from citefinder.library.store import Library; "
         f"l=Library.open(Settings(library={str(args.library)!r}, embedder={settings.embedder!r}, "
-        f"embed_max_seq_length={settings.embed_max_seq_length})); "
+        f"embed_max_seq_length={settings.embed_max_seq_length}, chroma_host={settings.chroma_host!r})); "
         "n=l.count(); l.bm25_search('neural network', 5); print(time.perf_counter()-t)"
     )
     out = subprocess.run([sys.executable, "-c", opener], capture_output=True, text=True, check=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import time
 from pathlib import Path
@@ -29,6 +30,8 @@ def main() -> None:
     ap.add_argument("--library", type=Path, action="append", required=True)
     ap.add_argument("--queries", type=Path, default=DATA / "citeme.jsonl")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--embedder", default=None, help="the libraries' embedder (minilm-int8 for an int8 library)")
+    ap.add_argument("--chroma-host", default=None, help="HOST:PORT of the `chroma run` server holding the libraries")
     ap.add_argument("--no-pin", action="store_true",
                     help="encode queries on all torch threads (the behaviour before the one-thread pin), to compare")
     args = ap.parse_args()
@@ -45,12 +48,15 @@ def main() -> None:
     items = load_items(args.queries)
     out = []
     for lib_dir in args.library:
+        overrides = {k: v for k, v in (("embedder", args.embedder), ("chroma_host", args.chroma_host)) if v}
         t = time.perf_counter()
-        lib = Library.open(Settings(library=lib_dir))
+        lib = Library.open(Settings(library=lib_dir, **overrides))
         lib.count()
         open_s = time.perf_counter() - t
         pipe = Pipeline(lib.settings, lib)
-        pipe.cite_slot(item_slot(items[0]))  # warm-up: model load, caches
+        t = time.perf_counter()
+        pipe.cite_slot(item_slot(items[0]))  # warm-up: model load, derived indexes built or loaded, caches
+        first_slot_s = time.perf_counter() - t
         per_stage: dict[str, list[float]] = {}
         totals = []
         for item in items:
@@ -66,7 +72,9 @@ def main() -> None:
         res = pipe.cite_text(draft)
         draft_s = time.perf_counter() - t
         row = {
-            "library": str(lib_dir), "papers": lib.count(), "open_s": open_s, "load_avg_end": os.getloadavg(),
+            "library": str(lib_dir), "papers": lib.count(), "embedded": lib.embedded_count(), "open_s": open_s,
+            "first_slot_s": first_slot_s, "cold_start_s": open_s + first_slot_s, "load_avg_end": os.getloadavg(),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "query_threads": "all" if args.no_pin else 1,
             "slot_p50_s": statistics.median(totals), "slot_p95_s": pct(totals, 0.95),
             "stages": {a: {"p50_ms": 1000 * statistics.median(v), "p95_ms": 1000 * pct(v, 0.95)} for a, v in per_stage.items()},

@@ -19,11 +19,7 @@ class TitleIndexKind:
     version = 1
 
     def build(self, library: PaperSource) -> BM25Index:
-        ids, titles = [], []
-        for p in library.iter_papers():
-            ids.append(p.doc_id)
-            titles.append(p.title)
-        return BM25Index.build(ids, titles)
+        return BM25Index.build_stream((p.doc_id, p.title) for p in library.iter_papers())
 
     def save(self, index: BM25Index, folder: Path) -> None:
         index.save(folder / "bm25", stamp="derived")

@@ -57,17 +57,23 @@ class VectorIndexKind:
     version = 1
 
     def build(self, library: PaperSource) -> VectorMatrix:
+        """The unit-length matrix, filled page by page into one array of the stored count (the
+        vectors are held once, not as pages plus a stacked copy plus a normalised one)."""
         ids: list[str] = []
-        blocks: list[np.ndarray] = []
+        matrix: np.ndarray | None = None
         for page_ids, page in library.iter_vectors():
+            end = len(ids) + len(page_ids)
+            if matrix is None:
+                matrix = np.empty((max(library.embedded_count(), end), page.shape[1]), dtype=np.float32)
+            elif end > matrix.shape[0]:  # papers embedded while this was read
+                matrix = np.concatenate([matrix, np.empty((end - matrix.shape[0], matrix.shape[1]), np.float32)])
+            norms = np.linalg.norm(page, axis=1, keepdims=True)
+            norms[norms == 0] = 1.0
+            matrix[len(ids) : end] = page / norms
             ids += page_ids
-            blocks.append(page)
-        if not ids:
+        if matrix is None or not ids:
             return VectorMatrix((), np.zeros((0, 0), dtype=np.float32))
-        matrix = np.vstack(blocks).astype(np.float32)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return VectorMatrix(tuple(ids), matrix / norms)
+        return VectorMatrix(tuple(ids), matrix[: len(ids)])
 
     def is_current(self, index: VectorMatrix, library: PaperSource) -> bool:
         """As many vectors as the store holds embedded papers."""

@@ -11,8 +11,9 @@ import json
 import logging
 import os
 import shutil
+from itertools import islice
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from citefinder.types import Hit, Paper
 
@@ -20,12 +21,20 @@ log = logging.getLogger(__name__)
 
 _IDS = "doc_ids.json"
 _MANIFEST = "manifest.json"
+CHUNK = 2048
+"""Documents tokenised at a time while an index is built."""
 
 
 def bm25_text(paper: Paper) -> str:
     """The text BM25 indexes: title + authors + venue + abstract."""
     parts = [paper.title, " ".join(paper.authors), paper.venue or "", paper.abstract]
     return "\n".join(p for p in parts if p)
+
+
+def _chunks(pairs: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+    it = iter(pairs)
+    while batch := list(islice(it, size)):
+        yield batch
 
 
 def _stemmer():  # noqa: ANN202 - PyStemmer has no types
@@ -47,13 +56,87 @@ class BM25Index:
 
     @classmethod
     def build(cls, doc_ids: Sequence[str], texts: Sequence[str]) -> "BM25Index":
-        import bm25s
+        return cls.build_stream(zip(doc_ids, texts, strict=True))
 
+    @classmethod
+    def build_stream(cls, pairs: Iterable[tuple[str, str]], *, chunk: int = CHUNK) -> "BM25Index":
+        """Build from ``(doc_id, text)`` pairs read ``chunk`` at a time, never holding every text.
+
+        What stays in memory is each document's distinct token ids and counts (two small arrays a
+        chunk) and the vocabulary; the scores are then computed in one pass, exactly as
+        ``bm25s.BM25.index`` computes them (same tokenizer, same IDF and TF formulas, same sparse
+        layout), so a saved index is an ordinary bm25s index.
+        """
+        import bm25s
+        import numpy as np
+        from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
+
+        stem = _stemmer()
+        vocab: dict[str, int] = {}
+        doc_ids: list[str] = []
+        voc_parts: list[Any] = []
+        tf_parts: list[Any] = []
+        len_parts: list[Any] = []
+        width_parts: list[Any] = []
+        for batch in _chunks(pairs, chunk):
+            tokens = bm25s.tokenize(
+                [t for _, t in batch], stopwords="en", stemmer=stem, return_ids=False, show_progress=False
+            )
+            voc: list[int] = []
+            tf: list[int] = []
+            lengths: list[int] = []
+            widths: list[int] = []
+            for (doc_id, _), doc in zip(batch, tokens, strict=True):
+                doc_ids.append(doc_id)
+                counts: dict[int, int] = {}
+                for token in doc:
+                    tid = vocab.setdefault(token, len(vocab))
+                    counts[tid] = counts.get(tid, 0) + 1
+                voc.extend(counts)
+                tf.extend(counts.values())
+                lengths.append(len(doc))
+                widths.append(len(counts))
+            voc_parts.append(np.asarray(voc, dtype=np.int32))
+            tf_parts.append(np.asarray(tf, dtype=np.float32))
+            len_parts.append(np.asarray(lengths, dtype=np.float32))
+            width_parts.append(np.asarray(widths, dtype=np.int64))
         if not doc_ids:
             return cls(None, [])
-        tokens = bm25s.tokenize(list(texts), stopwords="en", stemmer=_stemmer(), show_progress=False)
-        retriever = bm25s.BM25()
-        retriever.index(tokens, show_progress=False)
+        retriever = bm25s.BM25()  # lucene: no non-occurrence array (BM25L and BM25+ would need one)
+        voc_flat = np.concatenate(voc_parts)
+        del voc_parts
+        tf_flat = np.concatenate(tf_parts)
+        del tf_parts
+        doc_len = np.concatenate(len_parts)
+        n_docs, n_vocab = len(doc_ids), len(vocab)
+        doc_of = np.repeat(np.arange(n_docs, dtype=np.int32), np.concatenate(width_parts))
+        doc_freq = np.bincount(voc_flat, minlength=n_vocab)
+        idf_fn = _select_idf_scorer(retriever.idf_method)
+        idf = np.array([idf_fn(int(df), N=n_docs) if df else 0.0 for df in doc_freq.tolist()], dtype=retriever.dtype)
+        tfc = _select_tfc_scorer(retriever.method)(
+            tf_array=tf_flat,
+            l_d=doc_len[doc_of],
+            l_avg=float(doc_len.mean()),
+            k1=retriever.k1,
+            b=retriever.b,
+            delta=retriever.delta,
+        )
+        scores = (idf[voc_flat] * tfc).astype(retriever.dtype)
+        del tf_flat, tfc
+        order = np.argsort(voc_flat, kind="stable")  # column by column, documents in order within each
+        indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+        np.cumsum(doc_freq, out=indptr[1:])
+        retriever.scores = {
+            "data": scores[order],
+            "indices": doc_of[order].astype(retriever.int_dtype),
+            "indptr": indptr,
+            "num_docs": n_docs,
+        }
+        if "" not in vocab:  # bm25s keeps an empty token outside the matrix for queries of no known word
+            vocab[""] = n_vocab
+        retriever.vocab_dict = vocab
+        retriever.nonoccurrence_array = None
+        retriever.unique_token_ids_set = set(vocab.values())
         return cls(retriever, doc_ids)
 
     def search(self, text: str, k: int) -> list[Hit]:

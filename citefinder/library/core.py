@@ -274,16 +274,12 @@ class LibraryCore:
 
     def _rebuild_bm25(self, stamp: str, *, save: bool = True) -> BM25Index:
         """Rebuild the derived indexes (BM25) from the stored papers: the one place that does."""
-        ids, texts = [], []
-        for p in self.iter_papers():
-            ids.append(p.doc_id)
-            texts.append(bm25_text(p))
-        index = BM25Index.build(ids, texts)
+        index = BM25Index.build_stream((p.doc_id, bm25_text(p)) for p in self.iter_papers())
         if not save:
             self._bm25 = index
             return index
         index.save(self.path / BM25_DIR, stamp=stamp)
-        self._bm25 = BM25Index.load(self.path / BM25_DIR) if ids else index
+        self._bm25 = BM25Index.load(self.path / BM25_DIR) if len(index) else index
         return self._bm25
 
 
