@@ -134,6 +134,24 @@ def settle(page, timeout_ms: int = 180_000) -> None:
     page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=timeout_ms)
 
 
+def upload(page, files, button_name: str, timeout_ms: int = 60_000, tries: int = 2):
+    """Give the page's first file input ``files`` on a settled page and return the button named
+    ``button_name`` once it shows; when it never does (the files lost in a rerun), give them once more."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    button = page.get_by_role("button", name=button_name)
+    for attempt in range(tries):
+        settle(page, timeout_ms)
+        page.locator('input[type="file"]').first.set_input_files(files)
+        try:
+            button.wait_for(timeout=timeout_ms)
+            return button
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+    return button
+
+
 def click_until(page, button, done, timeout_ms: int, log: Path | None = None, tries: int = 2) -> None:
     """Click ``button`` on a settled page and wait for ``done``; when it never shows, click once more (a click
     lost in a rerun), then fail with what the page and the server's log said."""

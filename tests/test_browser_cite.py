@@ -17,7 +17,7 @@ import bibtexparser
 import pytest
 from playwright.sync_api import expect
 
-from app_support import build_sample_library, chromium, streamlit_server
+from app_support import build_sample_library, chromium, streamlit_server, upload
 from llm_support import fields, scripted_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -179,8 +179,7 @@ def test_malformed_library_uploads_show_a_message_not_a_traceback(app):
         {"name": "entry_type.jsonl", "mimeType": "application/json",
          "buffer": b'{"title": "Odd entry type", "entry_type": {"a": 1}}\n'},
     ]
-    page.locator('input[type="file"]').first.set_input_files(files=bad)
-    page.get_by_role("button", name="Import 3 files").click()
+    upload(page, bad, "Import 3 files").click()
     page.get_by_text("Last import").or_(page.get_by_text("Import failed")).first.wait_for(timeout=FILL_MS)
     main = page.locator("[data-testid='stMain']")
     assert main.locator("[data-testid='stException']").count() == 0

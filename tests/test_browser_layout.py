@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from app_support import build_sample_library, chromium, make_pdf, streamlit_server
+from app_support import build_sample_library, chromium, make_pdf, streamlit_server, upload
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -156,10 +156,8 @@ def test_library_summary_lists_duplicates_and_a_pdf_title_and_an_entry_can_be_ed
            b"@article{new, title={Rank Fusion for Hedgerow Surveys}, author={Doe, Jane}, year={2023}}\n")
     pdf = make_pdf([(72, 740, 16, "1 Introduction"),
                     (72, 700, 11, "Hedgehogs dig tunnels under frozen meadows in winter and sleep there.")])
-    page.locator('input[type="file"]').first.set_input_files(files=[
-        {"name": "refs.bib", "mimeType": "application/x-bibtex", "buffer": bib},
-        {"name": "paper.pdf", "mimeType": "application/pdf", "buffer": pdf}])
-    page.get_by_role("button", name="Import 2 files").click()
+    upload(page, [{"name": "refs.bib", "mimeType": "application/x-bibtex", "buffer": bib},
+                  {"name": "paper.pdf", "mimeType": "application/pdf", "buffer": pdf}], "Import 2 files").click()
     summary = page.locator("[data-testid='stAlert']", has_text="Last import")
     summary.wait_for(timeout=FILL_MS)
     assert "2 added, 1 updated (dup), 0 duplicates skipped, 0 failed" in summary.inner_text(), summary.inner_text()

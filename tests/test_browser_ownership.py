@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app_support import build_sample_library, chromium, paste_draft, streamlit_server
+from app_support import build_sample_library, chromium, paste_draft, streamlit_server, upload
 from citefinder.config import Settings
 from citefinder.library import sample
 from citefinder.library.store import Library
@@ -39,8 +39,7 @@ def test_a_real_bib_over_the_sample_is_all_the_users_and_found(tmp_path) -> None
     with streamlit_server(library, tmp_path / "server.log") as url, chromium() as page:
         page.goto(f"{url}/Library")
         page.get_by_role("button", name="Import").first.wait_for(timeout=START_MS)
-        page.locator('input[type="file"]').first.set_input_files(str(OWN))
-        page.get_by_role("button", name="Import 1 file").click()
+        upload(page, str(OWN), "Import 1 file").click()
         summary = page.locator("[data-testid='stAlert']", has_text="Last import")
         summary.wait_for(timeout=FILL_MS)
         # each sample work became the user's: an update, said as one

@@ -152,7 +152,9 @@ def test_ctrl_c_during_import_ends_in_one_clear_line(tmp_path) -> None:
                                                   + "words " * 20} for i in range(3000)])
     folder = tmp_path / "lib"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    code = "import sys; from citefinder.cli.main import main; sys.exit(main())"
+    # as from a terminal: a shell starts a background job's children with SIGINT ignored, and so would this one
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from citefinder.cli.main import main; sys.exit(main())")
     proc = subprocess.Popen([sys.executable, "-c", code, "library", "import", str(src), "--library", str(folder)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
