@@ -7,6 +7,7 @@ CLI imports packs and LaTeX projects (folder and .zip). Real library (tests/data
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -173,8 +174,13 @@ def test_cli_imports_packs_and_latex_projects_and_reports_counts(library, tmp_pa
     pack.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     lib = ["--library", str(library.path)]
     assert main(["contexts", "import", str(pack), "--split", "train", *lib]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert f"added {len(rows) // 2} contexts" in out
+    embedded = re.search(r"([\d,]+) embedded", out)
+    assert embedded, out
+    n = embedded[1].replace(",", "")
+    assert int(n) > 0, out  # the embedding of the matched sentences has a bar of its own, with its total
+    assert re.search(rf"embedding sentences matched to your papers: 100%.*\b{n}/{n}\b", err), err
     project = tmp_path / "project"
     project.mkdir()
     for f in PROJECT:

@@ -105,12 +105,25 @@ def run_import(args: argparse.Namespace, library: Any) -> int:
     reports = []
     for pack in packs:
         update, close = progress_bar(f"reading {pack.name}", "records")
+        embed_bar, close_embedded = progress_bar("embedding sentences matched to your papers", "sentences")
+
+        def embedded(done: int, total: int | None) -> None:
+            close()  # the reading is over: one bar at a time
+            embed_bar(done, total)
+
         try:
-            reports.append(api.import_contexts(library, read_pack(pack, filters), pack=pack.name, progress=update))
+            reports.append(api.import_contexts(library, read_pack(pack, filters), pack=pack.name, progress=update,
+                                               embed_progress=embedded))
         finally:
             close()
+            close_embedded()
     if projects:
-        reports.append(api.import_contexts(library, latex_records(projects, args.bib), pack="latex"))
+        embedded, close_embedded = progress_bar("embedding sentences matched to your papers", "sentences")
+        try:
+            reports.append(api.import_contexts(library, latex_records(projects, args.bib), pack="latex",
+                                               embed_progress=embedded))
+        finally:
+            close_embedded()
     for report in reports:
         print(report.summary())
         for f in report.failures[:20]:

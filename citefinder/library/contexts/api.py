@@ -47,8 +47,9 @@ class ContextImportReport:
 
 
 def import_contexts(library: Any, records: Iterable[ContextRecord | ImportFailure], *, pack: str | None = None,
-                    progress: Progress | None = None) -> ContextImportReport:
-    """Add records to the library's memory (batches of one transaction each), then match and embed."""
+                    progress: Progress | None = None, embed_progress: Progress | None = None) -> ContextImportReport:
+    """Add records to the library's memory (batches of one transaction each), then match and embed
+    (``progress`` counts the records read, ``embed_progress`` the matched sentences embedded, of how many)."""
     t0 = time.perf_counter()
     memory = memory_of(library)
     added = dupes = seen = 0
@@ -76,7 +77,7 @@ def import_contexts(library: Any, records: Iterable[ContextRecord | ImportFailur
             if progress and seen % 1000 == 0:
                 progress(seen, None)
         flush()
-        sync = sync_memory(library)
+        sync = sync_memory(library, progress=embed_progress)
     return ContextImportReport(added, dupes, tuple(failures), sync.matched, sync.embedded,
                                time.perf_counter() - t0, memory.counts())
 

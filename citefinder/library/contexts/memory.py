@@ -242,6 +242,12 @@ class ContextMemory:
         with self._read() as con:
             return {str(r[0]) for r in con.execute("SELECT DISTINCT doc_id FROM matches")}
 
+    def unembedded_count(self) -> int:
+        """How many matched records have no vector yet."""
+        with self._read() as con:
+            return int(con.execute("SELECT COUNT(*) FROM matches m WHERE m.record NOT IN "
+                                   "(SELECT record FROM vectors)").fetchone()[0])
+
     def unembedded(self, limit: int) -> list[tuple[int, str]]:
         """(record, sentence) of matched records that have no vector yet."""
         with self._read() as con:

@@ -88,11 +88,12 @@ def embed_matched(memory: ContextMemory, embedder: Any, *, progress: Progress | 
             con.execute("DELETE FROM vectors")
             memory.set_meta(con, "embedder", spec)
     done = 0
+    total = memory.unembedded_count() if progress else None
     while batch := memory.unembedded(EMBED_BATCH):
         vectors = embedder.encode([plain_text(text) for _, text in batch])
         with memory.transaction() as con:
             memory.set_vectors(con, [r for r, _ in batch], vectors)
         done += len(batch)
         if progress:
-            progress(done, None)
+            progress(done, max(total or 0, done))
     return done
