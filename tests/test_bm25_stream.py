@@ -38,6 +38,7 @@ def test_streamed_index_ranks_and_scores_as_bm25s_does(tmp_path) -> None:
     texts = [bm25_text(p) for p in papers]
     texts[3] = ""  # no words at all
     texts[4] = "the of and"  # stopwords only
+    texts[5] = "Über naïve CAFÉ-Modelle: 3D U-Nets (2019), x y ÆON re-ranking re-ranking"  # case, accents, digits
     reference = bm25s.BM25()
     reference.index(bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), show_progress=False), show_progress=False)
     expected = BM25Index(reference, ids)
@@ -45,7 +46,8 @@ def test_streamed_index_ranks_and_scores_as_bm25s_does(tmp_path) -> None:
     streamed.save(tmp_path / "bm25", stamp="s")
     loaded = BM25Index.load(tmp_path / "bm25")
 
-    queries = [p.title for p in papers[500:540]] + ["graph neural networks", "zzqx unseenword", "attention"]
+    queries = [p.title for p in papers[500:540]] + ["graph neural networks", "zzqx unseenword", "attention",
+                                                    "über café modelle", "re-ranking U-Nets 3d"]
     for query in queries:
         want = expected.search(query, 25)
         for index in (streamed, loaded):

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
+from collections import Counter
 from itertools import islice
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -22,7 +24,8 @@ log = logging.getLogger(__name__)
 _IDS = "doc_ids.json"
 _MANIFEST = "manifest.json"
 CHUNK = 2048
-"""Documents tokenised at a time while an index is built."""
+"""Documents turned into arrays at a time while an index is built."""
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"  # bm25s.tokenize's default, which queries are split with
 
 
 def bm25_text(paper: Paper) -> str:
@@ -63,13 +66,14 @@ class BM25Index:
         """Build from ``(doc_id, text)`` pairs read ``chunk`` at a time, never holding every text.
 
         What stays in memory is each document's distinct token ids and counts (two small arrays a
-        chunk) and the vocabulary; the scores are then computed in one pass, exactly as
-        ``bm25s.BM25.index`` computes them (same tokenizer, same IDF and TF formulas, same sparse
-        layout), so a saved index is an ordinary bm25s index.
+        chunk), the vocabulary and each distinct word's stem; the scores are then computed in one pass,
+        exactly as ``bm25s.BM25.index`` computes them (the words of ``bm25s.tokenize``, same IDF and TF
+        formulas, same sparse layout), so a saved index is an ordinary bm25s index.
         """
         import bm25s
         import numpy as np
         from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
+        from bm25s.stopwords import STOPWORDS_EN
 
         stem = _stemmer()
         vocab: dict[str, int] = {}
@@ -78,23 +82,29 @@ class BM25Index:
         tf_parts: list[Any] = []
         len_parts: list[Any] = []
         width_parts: list[Any] = []
+        split = re.compile(TOKEN_PATTERN).findall
+        stem_word = stem.stemWord
+        # a lower-cased word -> the id of its stem (each word stemmed once); -1 for a stopword
+        term_of = dict.fromkeys(STOPWORDS_EN, -1)
         for batch in _chunks(pairs, chunk):
-            tokens = bm25s.tokenize(
-                [t for _, t in batch], stopwords="en", stemmer=stem, return_ids=False, show_progress=False
-            )
             voc: list[int] = []
             tf: list[int] = []
             lengths: list[int] = []
             widths: list[int] = []
-            for (doc_id, _), doc in zip(batch, tokens, strict=True):
+            for doc_id, text in batch:  # bm25s.tokenize's words: lower-cased, split, stopwords out, stemmed
                 doc_ids.append(doc_id)
                 counts: dict[int, int] = {}
-                for token in doc:
-                    tid = vocab.setdefault(token, len(vocab))
-                    counts[tid] = counts.get(tid, 0) + 1
+                length = 0
+                for word, times in Counter(split(text.lower())).items():
+                    tid = term_of.get(word)
+                    if tid is None:
+                        tid = term_of[word] = vocab.setdefault(stem_word(word), len(vocab))
+                    if tid >= 0:
+                        counts[tid] = counts.get(tid, 0) + times
+                        length += times
                 voc.extend(counts)
                 tf.extend(counts.values())
-                lengths.append(len(doc))
+                lengths.append(length)
                 widths.append(len(counts))
             voc_parts.append(np.asarray(voc, dtype=np.int32))
             tf_parts.append(np.asarray(tf, dtype=np.float32))
@@ -124,14 +134,14 @@ class BM25Index:
         scores = (idf[voc_flat] * tfc).astype(retriever.dtype)
         del tf_flat, tfc
         order = np.argsort(voc_flat, kind="stable")  # column by column, documents in order within each
+        del voc_flat  # (each big array is let go as soon as the next one is made: the peak stays ~4 of them)
+        data = scores[order]
+        del scores
+        indices = doc_of[order].astype(retriever.int_dtype, copy=False)
+        del doc_of, order
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(doc_freq, out=indptr[1:])
-        retriever.scores = {
-            "data": scores[order],
-            "indices": doc_of[order].astype(retriever.int_dtype),
-            "indptr": indptr,
-            "num_docs": n_docs,
-        }
+        retriever.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": n_docs}
         if "" not in vocab:  # bm25s keeps an empty token outside the matrix for queries of no known word
             vocab[""] = n_vocab
         retriever.vocab_dict = vocab
