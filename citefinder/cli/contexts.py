@@ -80,6 +80,19 @@ def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], A
     return run_import(args, library)
 
 
+Update = Callable[[int, int | None], None]
+
+
+def _closing_first(close: Callable[[], None], update: Update) -> Update:
+    """``update``, after closing the bar before it (its work is over: one bar at a time)."""
+
+    def run(done: int, total: int | None) -> None:
+        close()
+        update(done, total)
+
+    return run
+
+
 def run_import(args: argparse.Namespace, library: Any) -> int:
     from citefinder.cli.options import progress_bar
     from citefinder.errors import InputError
@@ -106,22 +119,17 @@ def run_import(args: argparse.Namespace, library: Any) -> int:
     for pack in packs:
         update, close = progress_bar(f"reading {pack.name}", "records")
         embed_bar, close_embedded = progress_bar("embedding sentences matched to your papers", "sentences")
-
-        def embedded(done: int, total: int | None) -> None:
-            close()  # the reading is over: one bar at a time
-            embed_bar(done, total)
-
         try:
             reports.append(api.import_contexts(library, read_pack(pack, filters), pack=pack.name, progress=update,
-                                               embed_progress=embedded))
+                                               embed_progress=_closing_first(close, embed_bar)))
         finally:
             close()
             close_embedded()
     if projects:
-        embedded, close_embedded = progress_bar("embedding sentences matched to your papers", "sentences")
+        embed_bar, close_embedded = progress_bar("embedding sentences matched to your papers", "sentences")
         try:
             reports.append(api.import_contexts(library, latex_records(projects, args.bib), pack="latex",
-                                               embed_progress=embedded))
+                                               embed_progress=embed_bar))
         finally:
             close_embedded()
     for report in reports:

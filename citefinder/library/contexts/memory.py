@@ -245,8 +245,8 @@ class ContextMemory:
     def unembedded_count(self) -> int:
         """How many matched records have no vector yet."""
         with self._read() as con:
-            return int(con.execute("SELECT COUNT(*) FROM matches m WHERE m.record NOT IN "
-                                   "(SELECT record FROM vectors)").fetchone()[0])
+            return int(con.execute("SELECT COUNT(*) FROM matches m JOIN records r ON r.id = m.record "
+                                   "WHERE m.record NOT IN (SELECT record FROM vectors)").fetchone()[0])
 
     def unembedded(self, limit: int) -> list[tuple[int, str]]:
         """(record, sentence) of matched records that have no vector yet."""
