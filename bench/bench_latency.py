@@ -47,8 +47,8 @@ def main() -> None:
 
     items = load_items(args.queries)
     out = []
+    overrides = {k: v for k, v in (("embedder", args.embedder), ("chroma_host", args.chroma_host)) if v}
     for lib_dir in args.library:
-        overrides = {k: v for k, v in (("embedder", args.embedder), ("chroma_host", args.chroma_host)) if v}
         t = time.perf_counter()
         lib = Library.open(Settings(library=lib_dir, **overrides))
         lib.count()

@@ -93,11 +93,25 @@ def _closing_first(close: Callable[[], None], update: Update) -> Update:
     return run
 
 
-def run_import(args: argparse.Namespace, library: Any) -> int:
+def _import_with_bars(library: Any, records: Any, pack: str, reading: str | None) -> Any:
+    """``api.import_contexts`` with a bar of the records read (titled ``reading``; none when None), then one of
+    the matched sentences embedded, one bar at a time."""
     from citefinder.cli.options import progress_bar
+    from citefinder.library.contexts import api
+
+    read, close_read = progress_bar(reading, "records") if reading else (None, lambda: None)
+    embedded, close_embedded = progress_bar("embedding sentences matched to your papers", "sentences")
+    try:
+        return api.import_contexts(library, records, pack=pack, progress=read,
+                                   embed_progress=_closing_first(close_read, embedded))
+    finally:
+        close_read()
+        close_embedded()
+
+
+def run_import(args: argparse.Namespace, library: Any) -> int:
     from citefinder.errors import InputError
     from citefinder.index.base import derived_indexes
-    from citefinder.library.contexts import api
     from citefinder.library.contexts.records import parse_filters, read_pack
     from citefinder.retrieve.registry import index_kinds
     from citefinder.text.textsafe import terminal_safe
@@ -115,23 +129,10 @@ def run_import(args: argparse.Namespace, library: Any) -> int:
                          "(a folder with .tex files, a .zip, a .tex file)")
     if not packs and filters:
         raise InputError("--split and --where filter the records of a context pack; no pack was given")
-    reports = []
-    for pack in packs:
-        update, close = progress_bar(f"reading {pack.name}", "records")
-        embed_bar, close_embedded = progress_bar("embedding sentences matched to your papers", "sentences")
-        try:
-            reports.append(api.import_contexts(library, read_pack(pack, filters), pack=pack.name, progress=update,
-                                               embed_progress=_closing_first(close, embed_bar)))
-        finally:
-            close()
-            close_embedded()
+    reports = [_import_with_bars(library, read_pack(pack, filters), pack.name, f"reading {pack.name}")
+               for pack in packs]
     if projects:
-        embed_bar, close_embedded = progress_bar("embedding sentences matched to your papers", "sentences")
-        try:
-            reports.append(api.import_contexts(library, latex_records(projects, args.bib), pack="latex",
-                                               embed_progress=embed_bar))
-        finally:
-            close_embedded()
+        reports.append(_import_with_bars(library, latex_records(projects, args.bib), "latex", None))
     for report in reports:
         print(report.summary())
         for f in report.failures[:20]:

@@ -242,18 +242,18 @@ class ContextMemory:
         with self._read() as con:
             return {str(r[0]) for r in con.execute("SELECT DISTINCT doc_id FROM matches")}
 
+    _UNEMBEDDED = ("FROM matches m JOIN records r ON r.id = m.record "
+                   "WHERE m.record NOT IN (SELECT record FROM vectors)")  # matched records without a vector
+
     def unembedded_count(self) -> int:
         """How many matched records have no vector yet."""
         with self._read() as con:
-            return int(con.execute("SELECT COUNT(*) FROM matches m JOIN records r ON r.id = m.record "
-                                   "WHERE m.record NOT IN (SELECT record FROM vectors)").fetchone()[0])
+            return int(con.execute(f"SELECT COUNT(*) {self._UNEMBEDDED}").fetchone()[0])
 
     def unembedded(self, limit: int) -> list[tuple[int, str]]:
         """(record, sentence) of matched records that have no vector yet."""
         with self._read() as con:
-            return con.execute("SELECT r.id, r.text FROM matches m JOIN records r ON r.id = m.record "
-                               "WHERE m.record NOT IN (SELECT record FROM vectors) ORDER BY r.id LIMIT ?",
-                               (limit,)).fetchall()
+            return con.execute(f"SELECT r.id, r.text {self._UNEMBEDDED} ORDER BY r.id LIMIT ?", (limit,)).fetchall()
 
     # --- writes (under the library's writer lock) --------------------------------------------------
 
