@@ -210,7 +210,12 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
 
     # 3. keyboard: n brings the next slot to check into view, 1 picks, a then 2 adds, u undoes
     first = slot_index(in_review(page))  # the first slot to check is in review from the start
-    page.get_by_role("heading", name="Find the papers behind every [CITATION]").scroll_into_view_if_needed()
+    heading = page.get_by_role("heading", name="Find the papers behind every [CITATION]")
+    for _ in range(20):  # up at the draft (scrolled there again if a late redraw moved the page): the slot is below
+        heading.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(300)
+        if not in_view(page, in_review(page)):
+            break
     assert not in_view(page, in_review(page))  # out of view, up at the draft: n brings it into view
     press(page, "n", lambda: in_view(page, in_review(page)))
     key_one = slot_index(in_review(page))
