@@ -32,6 +32,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--embedder", default=None, help="the libraries' embedder (minilm-int8 for an int8 library)")
     ap.add_argument("--chroma-host", default=None, help="HOST:PORT of the `chroma run` server holding the libraries")
+    ap.add_argument("--query-encoder", default=None, help="the dense agents' query side: same (default) or trained")
     ap.add_argument("--no-pin", action="store_true",
                     help="encode queries on all torch threads (the behaviour before the one-thread pin), to compare")
     args = ap.parse_args()
@@ -47,7 +48,8 @@ def main() -> None:
 
     items = load_items(args.queries)
     out = []
-    overrides = {k: v for k, v in (("embedder", args.embedder), ("chroma_host", args.chroma_host)) if v}
+    overrides = {k: v for k, v in (("embedder", args.embedder), ("chroma_host", args.chroma_host),
+                                   ("query_encoder", args.query_encoder)) if v}
     for lib_dir in args.library:
         t = time.perf_counter()
         lib = Library.open(Settings(library=lib_dir, **overrides))
@@ -72,7 +74,8 @@ def main() -> None:
         res = pipe.cite_text(draft)
         draft_s = time.perf_counter() - t
         row = {
-            "library": str(lib_dir), "papers": lib.count(), "embedded": lib.embedded_count(), "open_s": open_s,
+            "library": str(lib_dir), "query_encoder": lib.settings.query_encoder, "papers": lib.count(),
+            "embedded": lib.embedded_count(), "open_s": open_s,
             "first_slot_s": first_slot_s, "cold_start_s": open_s + first_slot_s, "load_avg_end": os.getloadavg(),
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "query_threads": "all" if args.no_pin else 1,

@@ -61,6 +61,51 @@ def open_paper(name: str, bib: Path, libraries: Path, settings: Any, embedder: A
     return library, Pipeline(library.settings, library), key_to_doc_id(library, bib)
 
 
+class CrossScores:
+    """A cross-encoder's logit for (the context as the dense agent reads it, the paper's title + abstract): the
+    score a candidate feature for the fit model would read (``collect --cross NAME=FOLDER``)."""
+
+    def __init__(self, folder: str) -> None:
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        self.torch = torch
+        self.tok = AutoTokenizer.from_pretrained(folder)
+        self.model = AutoModelForSequenceClassification.from_pretrained(folder).eval()
+        self.seconds, self.pairs = 0.0, 0
+
+    def __call__(self, query: str, docs: list[str]) -> list[float]:
+        t0 = time.perf_counter()
+        with self.torch.no_grad():
+            x = self.tok([query] * len(docs), docs, truncation=True, max_length=256, padding=True,
+                         return_tensors="pt")
+            out = self.model(**x).logits.squeeze(-1).tolist()
+        self.seconds += time.perf_counter() - t0
+        self.pairs += len(docs)
+        return out if isinstance(out, list) else [out]
+
+
+def add_cross(rows: list[dict[str, Any]], ranked: dict, library: Any, doc_of: dict[str, str],
+              scorers: dict[str, "CrossScores"]) -> None:
+    """``f["cross_<name>"]`` for each row of one paper: one batch per cite command (its rows' papers)."""
+    from citefinder.retrieve.agents.dense import dense_text
+
+    papers = {p.doc_id: p for p in library.get(sorted({doc_of[r["key"]] for r in rows}))}
+
+    def text(doc_id: str) -> str:
+        paper = papers[doc_id]
+        return f"{paper.title}. {paper.abstract}".strip() if paper.abstract else paper.title
+
+    by_group: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_group.setdefault(r["group"], []).append(r)
+    for group, rs in by_group.items():
+        query = dense_text(ranked[group].query)
+        for name, scorer in scorers.items():
+            for r, x in zip(rs, scorer(query, [text(doc_of[r["key"]]) for r in rs]), strict=True):
+                r["f"][f"cross_{name}"] = x
+
+
 def cmd_collect(args: argparse.Namespace) -> None:
     """Features of every cited key (label 1) and of a random other key of the .bib in its place (label 0)."""
     from citefinder.check.features import NEARBY, Contexts, Vectors, fit_features, rank_context
@@ -72,7 +117,9 @@ def cmd_collect(args: argparse.Namespace) -> None:
     rows: list[dict[str, Any]] = []
     embedder = None
     rng = random.Random(SEED)
+    scorers = {spec.split("=", 1)[0]: CrossScores(spec.split("=", 1)[1]) for spec in args.cross}
     for n, name in enumerate(papers_of(args.part), start=1):
+        first_row = len(rows)
         bib = DATA / name / "refs.bib"
         library, pipeline, doc_of = open_paper(name, bib, args.libraries, settings, embedder)
         embedder = library.embedder
@@ -113,10 +160,13 @@ def cmd_collect(args: argparse.Namespace) -> None:
                         nearby=nearby, uncited=frozenset(left - {doc_of[swap]}),
                         elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in.get(swap, ()))
                                    if ranked[g].slot.sentence != ranked[group].slot.sentence])})
+        if scorers:
+            add_cross(rows[first_row:], ranked, library, doc_of, scorers)
         print(f"[{n}] {name}: {len(citations)} cited keys, {library.count()} papers, "
               f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"part": args.part, "seed": SEED, "rows": rows}))
+    cross = {k: {"pairs": v.pairs, "pairs_per_s": round(v.pairs / max(v.seconds, 1e-9), 1)} for k, v in scorers.items()}
+    args.out.write_text(json.dumps({"part": args.part, "seed": SEED, "cross": cross, "rows": rows}))
 
 
 def auc(scores: list[float], labels: list[int]) -> float:
@@ -139,7 +189,8 @@ def cmd_fit(args: argparse.Namespace) -> None:
     data = json.loads(args.rows.read_text())
     assert data["part"] == "train", "fit on the training part only"
     rows = data["rows"]
-    X = np.asarray([[r["f"][k] for k in FIT_FEATURES] for r in rows])
+    features = list(FIT_FEATURES) + [f for f in (args.extra or "").split(",") if f]
+    X = np.asarray([[r["f"][k] for k in features] for r in rows])
     y = np.asarray([r["label"] for r in rows])
     groups = np.asarray([r["paper"] for r in rows])
     mean, scale = X.mean(axis=0), X.std(axis=0)
@@ -168,7 +219,9 @@ def cmd_fit(args: argparse.Namespace) -> None:
           f"likely wrong below {wrong:.4f} ({args.wrong_rate:.0%})")
     print(f"out of fold on train: swapped keys flagged {np.mean(swapped < doubtful):.1%} "
           f"(likely wrong {np.mean(swapped < wrong):.1%}); correct keys flagged {np.mean(oof[y == 1] < doubtful):.1%}")
-    out = {"features": list(FIT_FEATURES), "coef": [round(float(c), 5) for c in model.coef_[0]],
+    if args.dry_run:
+        return
+    out = {"features": features, "coef": [round(float(c), 5) for c in model.coef_[0]],
            "intercept": round(float(model.intercept_[0]), 5), "mean": [round(float(m), 6) for m in mean],
            "scale": [round(float(s), 6) for s in scale],
            "doubtful_below": round(doubtful, 4), "wrong_below": round(wrong, 4),
@@ -188,8 +241,13 @@ def main() -> None:
     c.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
     c.add_argument("--negatives", type=int, default=2, help="random other keys per cited key")
     c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--cross", action="append", default=[], metavar="NAME=FOLDER",
+                   help="also the logit of this cross-encoder, as feature cross_NAME (a probe: the shipped check "
+                        "reads none)")
     f = sub.add_parser("fit")
     f.add_argument("rows", type=Path)
+    f.add_argument("--extra", help="comma-separated features beyond the shipped ones (e.g. cross_v1)")
+    f.add_argument("--dry-run", action="store_true", help="print the fit's figures, write nothing")
     f.add_argument("--doubtful-rate", type=float, default=0.08, help="share of correct keys below 'doubtful'")
     f.add_argument("--wrong-rate", type=float, default=0.02, help="share of correct keys below 'likely wrong'")
     m = sub.add_parser("measure")

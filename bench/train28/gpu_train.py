@@ -2,6 +2,12 @@
 
     python bench/train28/gpu_train.py --model .gpu/minilm16 --data .gpu/data.json.xz --out OUT [--smoke]
 
+The third call (``--cross-only --epochs 2 --mix 4,2,1``) trains only the cross-encoder, longer and with more of
+the same citing paper's references among its negatives, scoring it after each epoch on the validation part and on
+drafts-dev's training part (each slot against its paper's own .bib: rank and pair AUC) and keeping each epoch's
+weights (``cross-long-e1-*.safetensors``, ``cross-long-*.safetensors``); ``--shipped-cross FOLDER`` scores a
+shipped one first.
+
 Needs torch, transformers, tokenizers and safetensors only (what the GPU machine's python3 has). Reads the
 file bench/train28/build_data.py writes and all-MiniLM-L6-v2 (any dtype; trained in fp32 with bf16
 autocast on CUDA). Writes ``OUT/results.json`` (every figure, per stage as it finishes) and the weights:
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import lzma
+import math
 import random
 import time
 from collections import defaultdict
@@ -310,13 +317,17 @@ class Run:
         return model
 
     # ---- the cross-encoder ----------------------------------------------------------------------------
-    def negatives_for(self, p: dict, dense_top: list[int], rnd: random.Random, n: int = 7) -> list[str]:
+    def negatives_for(
+        self, p: dict, dense_top: list[int], rnd: random.Random, n: int = 7, mix: tuple[int, int, int] = (2, 3, 2)
+    ) -> list[str]:
+        """``mix``: how many negatives from the same citing paper's references, the base dense top 10 and the BM25
+        top 10 (the rest, up to ``n``, from lower down those lists)."""
         banned = set(p["g"]) | set(p["s"]) | {p["d"]}
         same = [d for d in self.refs_by_citing[p["c"]] if d not in banned]
         dense = [self.doc_keys[i] for i in dense_top if self.doc_keys[i] not in banned]
         lexical = [d for d in p["bm"] if d not in banned]
         picked: list[str] = []
-        for source, count in ((same, 2), (dense, 3), (lexical, 2)):
+        for source, count in zip((same, dense, lexical), mix, strict=True):
             pool = [d for d in source[:10] if d not in picked]
             picked += rnd.sample(pool, min(count, len(pool)))
         rest = [d for d in dense[10:30] + lexical[10:] + same[10:] if d not in picked]
@@ -389,7 +400,78 @@ class Run:
             blend_r.append(blend.index(g) + 1)
         return {"fused": summarize(fused_r), "replace": summarize(replace_r), "rrf_blend": summarize(blend_r)}
 
-    def train_cross(self, budget_s: float, bs: int = 16, lr: float = 4e-5) -> None:
+    def load_cross(self, folder: str) -> BertForSequenceClassification:
+        """A shipped cross-encoder (fp16 weights without the word embeddings) on the base model's embeddings."""
+        model = self.cross_model()
+        state = {}
+        for f in sorted(Path(folder).glob("weights-*.safetensors")):
+            state.update({k: v.float() for k, v in load_file(str(f)).items()})
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        assert not unexpected and all("word_embeddings" in m or "position_ids" in m for m in missing), missing
+        return model.to(self.dev)
+
+    def own_bib_metrics(self, model: BertForSequenceClassification, part: str, bib: str = "refs-enriched.bib") -> dict:
+        """Each drafts-dev slot of ``part`` scored against every entry of its paper's own .bib (the users' job):
+        the rank of its best gold entry, and how often a gold entry outscores another entry of the same .bib
+        (what the check asks of a swapped key)."""
+        ranks: list[int] = []
+        wins = total = 0
+        for d in self.drafts:
+            if d["part"] != part:
+                continue
+            keys = list(d["refs"][bib])
+            texts = [d["refs"][bib][k] for k in keys]
+            for q, gold in zip(d["queries"], d["gold"], strict=True):
+                g = [keys.index(k) for k in gold if k in d["refs"][bib]]
+                if not g:
+                    continue
+                s: list[float] = []
+                for c in range(0, len(texts), 256):
+                    s += self.cross_scores(model, q, texts[c : c + 256])
+                best = max(s[i] for i in g)
+                ranks.append(sum(x > best for x in s) + 1)
+                others = [x for i, x in enumerate(s) if i not in g]
+                for i in g:
+                    wins += sum(s[i] > x for x in others)
+                    total += len(others)
+        out = summarize(ranks)
+        out["pair_auc"] = round(wins / max(1, total), 4)
+        return out
+
+    def cross_report(self, model: BertForSequenceClassification, final: bool) -> dict:
+        rnd = random.Random(5)
+        val = rnd.sample(self.val, min(1000, len(self.val)))
+        out = {"val": {"depth10": self.rerank_metrics(model, val, self.dense_top(val), 10)},
+               "drafts-train": self.own_bib_metrics(model, "train")}
+        if final:
+            test = rnd.sample(self.test, min(1000, len(self.test)))
+            tt = self.dense_top(test)
+            out["test"] = {f"depth{k}": self.rerank_metrics(model, test, tt, k) for k in (10, 20)}
+            out["drafts-test"] = self.own_bib_metrics(model, "test")
+        log("cross report", json.dumps(out))
+        return out
+
+    def cross_only(self) -> None:
+        """The third call: the shipped cross-encoder scored, then one trained for several epochs with more of
+        the same citing paper's references among its negatives, scored after each epoch (weights kept each)."""
+        a = self.args
+        if a.shipped_cross and list(Path(a.shipped_cross).glob("weights-*.safetensors")):
+            self.results["stages"]["shipped-cross"] = self.cross_report(self.load_cross(a.shipped_cross), final=True)
+            self.save_results()
+        mix = tuple(int(x) for x in a.mix.split(","))
+        self.train_cross(a.cross_budget, epochs=a.epochs, mix=mix, name="cross-long")
+        log("all done")
+        self.save_results()
+
+    def train_cross(
+        self,
+        budget_s: float,
+        bs: int = 16,
+        lr: float = 4e-5,
+        epochs: float = 1.0,
+        mix: tuple[int, int, int] = (2, 3, 2),
+        name: str = "",
+    ) -> None:
         t = time.time()
         self.refs_by_citing: dict[str, list[str]] = defaultdict(list)
         for p in self.train:
@@ -402,24 +484,30 @@ class Run:
         t = time.time()  # the budget is for training steps (mining above is not counted)
         params = [p for p in model.parameters() if p.requires_grad]
         opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
-        total = max(1, len(data) // bs)
+        total = max(1, int(len(data) * epochs) // bs)
         warm = max(1, total // 10)
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: min((s + 1) / warm, max(0.05, (total - s) / (total - warm + 1)))
         )
         rnd = random.Random(11)
-        order = list(range(len(data)))
-        rnd.shuffle(order)
+        order: list[int] = []
+        for _ in range(max(1, math.ceil(epochs))):
+            one = list(range(len(data)))
+            rnd.shuffle(one)
+            order += one
+        order = order[: total * bs]
         model.train()
         step, seen = 0, 0
+        per_epoch: list[dict] = []
         for s in range(0, len(order) - bs + 1, bs):
             if time.time() - t > budget_s:
+                log(f"cross: stopped by the budget at step {step}/{total}")
                 break
             idx = order[s : s + bs]
             queries, docs = [], []
             for i in idx:
                 p = data[i]
-                group = [p["d"]] + self.negatives_for(p, tops[i], rnd)
+                group = [p["d"]] + self.negatives_for(p, tops[i], rnd, mix=mix)
                 queries += [p["q"]] * len(group)
                 docs += [self.docs[d] for d in group]
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.amp):
@@ -430,6 +518,11 @@ class Run:
             seen += len(idx)
             if step % 200 == 0:
                 log(f"cross step {step}/{total} loss {loss.item():.3f}")
+            if name and seen % len(data) < bs and step < total:  # an epoch ended: score it, keep its weights
+                e = len(per_epoch) + 1
+                per_epoch.append({"epoch": e, "seconds": round(time.time() - t, 1), **self.cross_report(model, False)})
+                self.save_cross(model, f"{name}-e{e}")
+                model.train()
         elapsed = time.time() - t
         stage = {
             "groups": seen,
@@ -440,9 +533,16 @@ class Run:
             "lr": lr,
             "batch_queries": bs,
             "max_len": X_LEN,
-            "negatives": "2 same-citing-paper refs, 3 base-dense top-10, 2 BM25 top-10 "
+            "negatives": f"{mix[0]} same-citing-paper refs, {mix[1]} base-dense top-10, {mix[2]} BM25 top-10 "
             "(others of the cite command and sentence never)",
         }
+        if name:
+            stage["epochs"] = per_epoch
+            stage["final"] = self.cross_report(model, True)
+            self.results["stages"][name] = stage
+            self.save_cross(model, name)
+            self.save_results()
+            return
         rnd = random.Random(5)
         val = rnd.sample(self.val, min(1000, len(self.val)))
         test = rnd.sample(self.test, min(1000, len(self.test)))
@@ -451,6 +551,11 @@ class Run:
         stage["test"] = {f"depth{k}": self.rerank_metrics(model, test, tt, k) for k in (10, 20)}
         log("cross", json.dumps({k: stage[k] for k in ("val", "test")}))
         self.results["stages"]["cross"] = stage
+        self.save_cross(model, "cross")
+        self.save_results()
+
+    def save_cross(self, model: BertForSequenceClassification, name: str) -> None:
+        """fp16, without the word embeddings, in two files (each under the device's 16 MiB a file)."""
         state = {
             k: v.detach().half().cpu().contiguous()
             for k, v in model.state_dict().items()
@@ -461,9 +566,8 @@ class Run:
             for k, v in state.items()
             if not any(f"layer.{i}." in k for i in (3, 4, 5)) and "classifier" not in k and "pooler" not in k
         }
-        save_file(first, str(self.out / "cross-1.safetensors"))
-        save_file({k: v for k, v in state.items() if k not in first}, str(self.out / "cross-2.safetensors"))
-        self.save_results()
+        save_file(first, str(self.out / f"{name}-1.safetensors"))
+        save_file({k: v for k, v in state.items() if k not in first}, str(self.out / f"{name}-2.safetensors"))
 
     def save_results(self) -> None:
         self.results["elapsed_s"] = round(time.time() - T0, 1)
@@ -474,6 +578,8 @@ class Run:
         self.out.mkdir(parents=True, exist_ok=True)
         self.base_model = self.bert()
         self.D = self.encode(self.base_model, [self.docs[k] for k in self.doc_keys], D_LEN)
+        if self.args.cross_only:
+            return self.cross_only()
         self.draft_docs = {}
         for d in self.drafts:
             for bib, refs in d["refs"].items():
@@ -587,6 +693,10 @@ def main() -> None:
     ap.add_argument("--cross-budget", type=float, default=200, help="seconds of cross-encoder training at most")
     ap.add_argument("--deadline", type=float, default=430, help="seconds after start past which no ablation starts")
     ap.add_argument("--second", action="store_true", help="the second GPU call: longer top-3 training, full tower, 30k")
+    ap.add_argument("--cross-only", action="store_true",
+                    help="the third call: the shipped cross-encoder scored, then one trained --epochs with --mix")
+    ap.add_argument("--shipped-cross", default="", help="a shipped cross-encoder's folder, scored first")
+    ap.add_argument("--mix", default="4,2,1", help="negatives: same citing paper, dense top 10, BM25 top 10")
     ap.add_argument("--no-ablations", dest="ablations", action="store_false")
     ap.add_argument("--smoke", action="store_true", help="a few hundred pairs, to check the script on the CPU")
     args = ap.parse_args()

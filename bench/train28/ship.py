@@ -1,6 +1,8 @@
 """Put the weights a training run (bench/train28/gpu_train.py) brought back into the package, with their cards.
 
     python bench/train28/ship.py RUN_FOLDER [--figures bench/train28/figures.json]
+    python bench/train28/ship.py RUN_FOLDER --reranker-only --cross-stage cross-long --cross-weights cross-long-e1 \
+        --cross-epoch 1 --figures FIGURES.json        # the third call's cross-encoder after its first epoch
 
 Writes citefinder/models/query-encoder/ (qenc.safetensors -> layers.safetensors) and citefinder/models/reranker/
 (cross-*.safetensors -> weights-*.safetensors, config.json), each with card.json and MODEL_CARD.md: the data,
@@ -57,6 +59,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", type=Path)
     ap.add_argument("--figures", type=Path)
+    ap.add_argument("--reranker-only", action="store_true", help="write the cross-encoder only")
+    ap.add_argument("--cross-stage", default="cross", help="the run's stage holding the cross-encoder's figures")
+    ap.add_argument("--cross-weights", default="cross", help="the weights' file prefix (PREFIX-1/2.safetensors)")
+    ap.add_argument("--cross-epoch", type=int, help="figures of this epoch's report (a multi-epoch stage)")
+    ap.add_argument("--command", help="the training command, where it is not the first call's")
     args = ap.parse_args()
     results = json.loads((args.run / "results.json").read_text())
     extra = json.loads(args.figures.read_text()) if args.figures else {}
@@ -65,12 +72,20 @@ def main() -> int:
         "base": BASE,
         "data": DATA,
         "split": SPLIT,
-        "command": COMMAND,
+        "command": args.command or COMMAND,
         "device": results.get("device"),
         "created": date.today().isoformat(),
         "licence": "weights derived from all-MiniLM-L6-v2 (Apache-2.0); training data per the pack's README",
     }
 
+    if not args.reranker_only:
+        ship_query_encoder(args, results, stages, common, extra)
+    ship_reranker(args, results, common, extra)
+    print(f"wrote {MODELS}")
+    return 0
+
+
+def ship_query_encoder(args: argparse.Namespace, results: dict, stages: dict, common: dict, extra: dict) -> None:
     q = MODELS / "query-encoder"
     q.mkdir(parents=True, exist_ok=True)
     shutil.copy(args.run / "qenc.safetensors", q / "layers.safetensors")
@@ -95,10 +110,13 @@ def main() -> int:
         "CiteFinder citation query encoder (MiniLM-L6)",
     )
 
+
+def ship_reranker(args: argparse.Namespace, results: dict, common: dict, extra: dict) -> None:
+    stages = results["stages"]
     r = MODELS / "reranker"
     r.mkdir(parents=True, exist_ok=True)
     for n in (1, 2):
-        shutil.copy(args.run / f"cross-{n}.safetensors", r / f"weights-{n}.safetensors")
+        shutil.copy(args.run / f"{args.cross_weights}-{n}.safetensors", r / f"weights-{n}.safetensors")
     config = json.loads((ROOT / ".gpu/minilm16/config.json").read_text())
     config.update(
         {
@@ -109,7 +127,25 @@ def main() -> int:
         }
     )
     (r / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
-    cross = stages["cross"]
+    cross = stages[args.cross_stage]
+    if args.cross_epoch:  # the figures of that epoch's report; the training figures up to its end
+        report = next(e for e in cross["epochs"] if e["epoch"] == args.cross_epoch)
+        run = {k: v for k, v in report.items() if k not in ("epoch", "seconds")}
+        groups = results["sizes"]["train"] * args.cross_epoch
+        training = {
+            "groups": groups,
+            "seconds": report["seconds"],
+            "queries_per_s": round(groups / report["seconds"], 1),
+            "epoch_fraction": float(args.cross_epoch),
+        }
+        fraction = (
+            f"{args.cross_epoch} epoch(s): the weights after epoch {args.cross_epoch} of a run that trained "
+            f"{cross['epoch_fraction']:.2f} epochs"
+        )
+    else:
+        run = {"val": cross["val"], "test": cross["test"]}
+        training = {k: cross[k] for k in ("groups", "seconds", "queries_per_s", "epoch_fraction")}
+        fraction = f"{cross['epoch_fraction']:.0%} of an epoch"
     write(
         r,
         {
@@ -121,14 +157,12 @@ def main() -> int:
             "model's, frozen in training and rebuilt on first use)",
             "recipe": f"listwise softmax over 1 cited paper + 7 negatives per sentence ({cross['negatives']}), "
             f"batch {cross['batch_queries']} sentences, AdamW lr {cross['lr']}, <= {cross['max_len']} tokens, "
-            f"{cross['epoch_fraction']:.0%} of an epoch",
-            "training": {k: cross[k] for k in ("groups", "seconds", "queries_per_s", "epoch_fraction")},
-            "figures": {"run": {"val": cross["val"], "test": cross["test"]}, **extra.get("reranker", {})},
+            f"{fraction}",
+            "training": training,
+            "figures": {"run": run, **extra.get("reranker", {})},
         },
         "CiteFinder citation cross-encoder (MiniLM-L6)",
     )
-    print(f"wrote {q} and {r}")
-    return 0
 
 
 if __name__ == "__main__":
