@@ -79,30 +79,26 @@ class CrossScores:
         with self.torch.no_grad():
             x = self.tok([query] * len(docs), docs, truncation=True, max_length=256, padding=True,
                          return_tensors="pt")
-            out = self.model(**x).logits.squeeze(-1).tolist()
+            out: list[float] = self.model(**x).logits.squeeze(-1).tolist()  # (n, 1) -> n logits
         self.seconds += time.perf_counter() - t0
         self.pairs += len(docs)
-        return out if isinstance(out, list) else [out]
+        return out
 
 
 def add_cross(rows: list[dict[str, Any]], ranked: dict, library: Any, doc_of: dict[str, str],
               scorers: dict[str, "CrossScores"]) -> None:
     """``f["cross_<name>"]`` for each row of one paper: one batch per cite command (its rows' papers)."""
+    from citefinder.library.records import embedding_text
     from citefinder.retrieve.agents.dense import dense_text
 
     papers = {p.doc_id: p for p in library.get(sorted({doc_of[r["key"]] for r in rows}))}
-
-    def text(doc_id: str) -> str:
-        paper = papers[doc_id]
-        return f"{paper.title}. {paper.abstract}".strip() if paper.abstract else paper.title
-
     by_group: dict[int, list[dict[str, Any]]] = {}
     for r in rows:
         by_group.setdefault(r["group"], []).append(r)
     for group, rs in by_group.items():
         query = dense_text(ranked[group].query)
         for name, scorer in scorers.items():
-            for r, x in zip(rs, scorer(query, [text(doc_of[r["key"]]) for r in rs]), strict=True):
+            for r, x in zip(rs, scorer(query, [embedding_text(papers[doc_of[r["key"]]]) for r in rs]), strict=True):
                 r["f"][f"cross_{name}"] = x
 
 

@@ -15,11 +15,14 @@ import argparse
 import json
 import lzma
 import random
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the check's own cross-encoder scorer
+from check_eval import CrossScores  # noqa: E402
 
 
 def main() -> None:
@@ -58,20 +61,13 @@ def main() -> None:
     out["dense_base"] = round(wins / total, 4)
     for spec in a.model:
         name, folder = spec.split("=", 1)
-        tok = AutoTokenizer.from_pretrained(folder)
-        model = AutoModelForSequenceClassification.from_pretrained(folder).eval()
-        wins = total = pairs = 0
-        t0 = time.perf_counter()
+        scorer = CrossScores(folder)
+        wins = total = 0
         for q, gold, others in items:
-            docs = [gold, *others]
-            with torch.no_grad():
-                x = tok([q] * len(docs), docs, truncation=True, max_length=256, padding=True, return_tensors="pt")
-                s = model(**x).logits.squeeze(-1).tolist()
+            s = scorer(q, [gold, *others])
             wins += int(sum(s[0] > y for y in s[1:]))
             total += len(others)
-            pairs += len(docs)
-        dt = time.perf_counter() - t0
-        out[name] = {"pair_auc": round(wins / total, 4), "pairs_per_s": round(pairs / dt, 1)}
+        out[name] = {"pair_auc": round(wins / total, 4), "pairs_per_s": round(scorer.pairs / scorer.seconds, 1)}
         print(name, out[name], flush=True)
     print(json.dumps(out, indent=1))
     if a.out:

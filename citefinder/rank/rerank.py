@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from citefinder.errors import ModelLoadError
+from citefinder.library.records import embedding_text
 from citefinder.rank.cards import check_cross_encoder_folder
 from citefinder.retrieve.agents.dense import dense_text
 from citefinder.types import Candidate, Hit, Query, StageTrace
@@ -42,9 +43,8 @@ class Reranker(Protocol):
 
 
 def candidate_text(candidate: Candidate) -> str:
-    """What a reranker reads of a paper: title and abstract."""
-    paper = candidate.paper
-    return f"{paper.title}. {paper.abstract}".strip() if paper.abstract else paper.title
+    """What a reranker reads of a paper: title and abstract (as the dense embedder reads it)."""
+    return embedding_text(candidate.paper)
 
 
 def sigmoid(x: float) -> float:
