@@ -74,3 +74,8 @@ class ImportInterrupted(KeyboardInterrupt):
     def __init__(self, message: str, report: object | None = None) -> None:
         super().__init__(message)
         self.report = report
+
+
+class SourceError(CitefinderError):
+    """A source of the literature cannot answer (a missing literature library, no network, a service's refusal);
+    the message names the source and what to do."""

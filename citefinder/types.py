@@ -37,6 +37,11 @@ class Paper:
     # kept it, and for other sources: exports then write complete BibTeX from the fields above.
     bibtex: str | None = None
     position: int | None = None  # 0-based place of the entry in its source file (exports in file order)
+    # Other identifiers a source knows the work by, as (scheme, id): ("openalex", "W2741809807"), ("s2", "...").
+    ids: tuple[tuple[str, str], ...] = ()
+    # Where a field not written by the user came from, as (field, source, id in that source): an abstract found
+    # by ``library enrich`` is ("abstract", "papers-333k", "arxiv:1706.03762"). The user's .bib text never changes.
+    provenance: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def link(self) -> str | None:
@@ -52,6 +57,8 @@ class Paper:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["authors"] = list(self.authors)
+        d["ids"] = [list(x) for x in self.ids]
+        d["provenance"] = [list(x) for x in self.provenance]
         return d
 
     @classmethod
@@ -59,7 +66,13 @@ class Paper:
         known = {f for f in cls.__dataclass_fields__}
         kw = {k: v for k, v in d.items() if k in known}
         kw["authors"] = tuple(kw.get("authors") or ())
+        kw["ids"] = tuple(tuple(x) for x in kw.get("ids") or ())
+        kw["provenance"] = tuple(tuple(x) for x in kw.get("provenance") or ())
         return cls(**kw)
+
+    def source_of(self, name: str) -> tuple[str, str] | None:
+        """(source, id) a field was found in by enrichment, or None when it is the user's own."""
+        return next(((src, sid) for f, src, sid in self.provenance if f == name), None)
 
 
 @dataclass(frozen=True)

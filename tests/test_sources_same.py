@@ -1,0 +1,91 @@
+"""The same-work decision every source's answers go through (citefinder.sources.same): DOI, then arXiv id,
+then title + year + first author; two works one title could be are left alone; a wrong work is rejected."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from citefinder.library.identity import make_doc_id, normalize_title
+from citefinder.sources.base import Lookup, Source, SourceRecord
+from citefinder.sources.same import find_same
+from citefinder.types import Paper
+
+
+def _paper(title: str, *, year: int | None = None, authors: tuple[str, ...] = (), doi: str | None = None,
+           arxiv_id: str | None = None, abstract: str = "") -> Paper:
+    p = Paper("", title, authors, year, doi=doi, arxiv_id=arxiv_id, abstract=abstract)
+    return Paper(make_doc_id(p), title, authors, year, doi=doi, arxiv_id=arxiv_id, abstract=abstract)
+
+
+class Shelf:
+    """A source over a list of records: lookups answer every record sharing the asked key (as a search would,
+    near misses included); it counts its calls."""
+
+    name = "shelf"
+    sends = ""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self.papers = list(papers)
+        self.calls: list[list[Lookup]] = []
+
+    def lookup(self, queries: Sequence[Lookup]) -> list[list[SourceRecord]]:
+        self.calls.append(list(queries))
+        out = []
+        for q in queries:
+            if q.by == "doi":
+                hits = [p for p in self.papers if p.doi and p.doi.lower() == q.value]
+            elif q.by == "arxiv":
+                hits = [p for p in self.papers if p.arxiv_id == q.value]
+            else:  # a title search answers every paper sharing a word of the title
+                words = set(normalize_title(q.value).split())
+                hits = [p for p in self.papers if words & set(normalize_title(p.title).split())]
+            out.append([SourceRecord(p, self.name, p.doc_id) for p in hits])
+        return out
+
+    def search(self, text: str, k: int) -> list[SourceRecord]:
+        return []
+
+
+LECUN = _paper("Deep learning", year=2015, authors=("Yann LeCun", "Yoshua Bengio"), abstract="Nature review.")
+GOODFELLOW = _paper("Deep Learning", year=2016, authors=("Ian Goodfellow",), abstract="The book.")
+ATTENTION = _paper("Attention is All you Need", year=2017, authors=("Ashish Vaswani",), arxiv_id="1706.03762",
+                   abstract="The Transformer.")
+ADAM = _paper("Adam: A Method for Stochastic Optimization", year=2015, authors=("Diederik P. Kingma",),
+              doi="10.48550/arXiv.1412.6980", abstract="Adam.")
+
+
+def test_a_source_is_the_protocol():
+    assert isinstance(Shelf([]), Source)
+
+
+def test_each_key_in_order_and_only_what_is_left_asked_again():
+    shelf = Shelf([LECUN, GOODFELLOW, ATTENTION, ADAM])
+    mine = [Paper("u1", "Adam", doi="https://doi.org/10.48550/ARXIV.1412.6980"),
+            Paper("u2", "Attention is all you need", arxiv_id="arXiv:1706.03762v5"),
+            Paper("u3", "{D}eep {L}earning", ("LeCun, Yann",), 2015)]
+    matches = find_same(shelf, mine)
+    assert [(m.via, m.found.paper.doc_id if m.found else None) for m in matches] == [
+        ("doi", ADAM.doc_id), ("arxiv", ATTENTION.doc_id), ("title", LECUN.doc_id)]
+    # the DOI question for the first only; the arXiv one for the second; the title for the third alone
+    assert [[q.by for q in call] for call in shelf.calls] == [["doi"], ["arxiv"], ["title"]]
+
+
+def test_a_title_two_works_share_is_left_alone():
+    shelf = Shelf([LECUN, GOODFELLOW])
+    [match] = find_same(shelf, [Paper("u", "Deep learning")])  # no year, no author: which one?
+    assert match.found is None and len(match.ambiguous) == 2
+
+
+def test_a_wrong_work_is_rejected():
+    shelf = Shelf([GOODFELLOW, ATTENTION])
+    [match] = find_same(shelf, [Paper("u", "Deep learning", ("Yann LeCun",), 2015)])
+    assert match.found is None and not match.ambiguous  # the book is by another author, a year later
+    [match] = find_same(shelf, [Paper("u", "Learning deep things", ("Ashish Vaswani",), 2017)])
+    assert match.found is None and {r.paper.doc_id for r in match.rejected} == {GOODFELLOW.doc_id}
+
+
+def test_one_work_in_two_records_is_found_with_its_abstract():
+    preprint = _paper("Deep learning", year=2014, authors=("Yann LeCun",))
+    shelf = Shelf([preprint, LECUN])
+    [match] = find_same(shelf, [Paper("u", "Deep learning", ("Y. LeCun",), 2015)])
+    assert match.found is not None and match.found.paper.abstract == "Nature review."
