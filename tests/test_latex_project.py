@@ -103,7 +103,7 @@ def test_fill_a_project_from_the_bib_it_names(tmp_path, capsys):
     assert "M\u00e9thode".encode("latin-1") in method and b"\xc3" not in method  # still Latin-1
     assert b"\r\n\r\n" in (tmp_path / "appendix.cited.tex").read_bytes()  # its Windows line endings kept
     assert "\\citep{Vaswani.Shazeer.ea.2017}" in (tmp_path / "sections" / "intro.cited.tex").read_text()
-    assert "Slot 1 (intro.tex, line 2): \\citep{Vaswani.Shazeer.ea.2017}" in out
+    assert "Slot 1 (sections/intro.tex, line 2): \\citep{Vaswani.Shazeer.ea.2017}" in out  # named from main.tex
 
     # --in-place: each changed file over itself, its original kept as .bak
     assert main(["fill", str(main_tex), "--in-place"]) == 0

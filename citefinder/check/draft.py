@@ -4,7 +4,7 @@ hygiene (:mod:`citefinder.check.bib`), and replacing a key where the user chose 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from citefinder.library.store import Library
     from citefinder.pipeline.pipeline import Pipeline
     from citefinder.text.project import Project
-    from citefinder.text.written import Cite
+    from citefinder.text.written import WrittenCites
 
 
 @dataclass(frozen=True)
@@ -109,9 +109,9 @@ def check_project(
     entries, notes = bib_entries(bibs, read)
     doc_of = key_docs(pipeline.library, entries)
 
-    def where(pos: int) -> tuple[str, int]:
+    def where(pos: int) -> tuple[str, int]:  # a file by its path from the main file's: two intro.tex told apart
         path, line = project.line(pos)
-        return path.name, line
+        return project.name_of(path), line
 
     checked = check_citations(pipeline, citations, doc_of, draft=draft_context(project.text), where=where,
                               progress=progress)
@@ -156,17 +156,15 @@ def _chosen(citations: Sequence[Citation], fixes: Mapping[str, str]) -> dict[int
 
 
 def fitting_pairs(project: "Project", report: CheckReport,
-                  written: Set["Cite"] = frozenset()) -> list[tuple[str, str]]:
+                  written: "WrittenCites | None" = None) -> list[tuple[str, str]]:
     """(sentence, paper) of every citation the check judged to fit, the sentence with that cite command written
     [CITATION]: what the memory learns from a checked draft. Doubtful and likely wrong ones teach nothing, nor
-    does a cite CiteFinder wrote itself (``written``: :func:`citefinder.text.written.cites_written`)."""
-    from citefinder.text.written import Cite as Written
-    from citefinder.text.written import context
-
+    does a cite CiteFinder wrote itself (``written``: :func:`citefinder.text.written.cites_written` of the
+    project's files, each cite found in its own file)."""
     citations = find_citations(project.text)
     return [(_sentence(citations[c.index]), report.key_docs[c.key]) for c in report.citations
             if c.verdict == FITS and c.key in report.key_docs and c.index < len(citations)
-            and Written(c.key, context(project.text, citations[c.index].slot.start)) not in written]
+            and not (written is not None and written.in_project(project, citations[c.index].slot.start, c.key))]
 
 
 def fixed_pairs(project: "Project", fixes: Mapping[str, str], doc_of: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -183,16 +181,27 @@ def _sentence(citation: Citation) -> str:
 def fix_project(project: "Project", fixes: Mapping[str, str]) -> dict[int, str]:
     """file index -> its text with the chosen citations' keys replaced; nothing else changes. ``fixes`` maps
     a key (every citation of it) or ``#N`` (the N-th citation in text order, from 1) to the new key."""
+    out = {}
+    for f, items in _fixes_by_file(project, fixes).items():
+        local = [c for c, _ in items]
+        out[f] = replace_keys(project.files[f].text, local, {i: new for i, (_, new) in enumerate(items)})
+    return out
+
+
+def fix_changes(project: "Project", fixes: Mapping[str, str]) -> dict[int, list[str]]:
+    """file index -> the replacements made in it (``smith2020 -> smith2021``, each once, text order): what a
+    "wrote" line says of that file."""
+    return {f: list(dict.fromkeys(f"{c.key} -> {new}" for c, new in items))
+            for f, items in _fixes_by_file(project, fixes).items()}
+
+
+def _fixes_by_file(project: "Project", fixes: Mapping[str, str]) -> dict[int, list[tuple[Citation, str]]]:
+    """file index -> (citation with its span in that file, new key) of each citation ``fixes`` changes."""
     citations = find_citations(project.text)
-    chosen = _chosen(citations, fixes)
     per_file: dict[int, list[tuple[Citation, str]]] = {}
-    for i, new in chosen.items():
+    for i, new in _chosen(citations, fixes).items():
         c = citations[i]
         f, at = project.locate(c.start)
         per_file.setdefault(f, []).append((Citation(c.key, at, at + c.end - c.start, c.slot, c.command, c.group,
                                                     c.others), new))
-    out = {}
-    for f, items in per_file.items():
-        local = [c for c, _ in items]
-        out[f] = replace_keys(project.files[f].text, local, {i: new for i, (_, new) in enumerate(items)})
-    return out
+    return per_file

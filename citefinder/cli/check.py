@@ -30,9 +30,12 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> N
     p.add_argument("--markdown", type=Path, metavar="FILE", help="write the report as Markdown")
     p.add_argument("--fix", action="append", default=[], metavar="OLD=NEW",
                    help="replace the cited key OLD by NEW everywhere it is cited (or #N=NEW: only citation N of the "
-                        "check's table) and write each changed file beside its original as NAME.fixed.tex (-o: the "
-                        "main file's name); no check is run")
-    p.add_argument("-o", "--output", type=Path, help="with --fix: the fixed main file (default MAIN.fixed.tex)")
+                        "check's table) and write each changed file beside its original as NAME.fixed.tex, and a "
+                        "copy of each file that includes one, naming the fixed copies (MAIN.fixed.tex compiles the "
+                        "fixed text); no check is run")
+    p.add_argument("-o", "--output", type=Path,
+                   help="with --fix: the fixed main file's copy (default MAIN.fixed.tex), written also when only an "
+                        "included file changed")
     p.add_argument("--force", action="store_true",
                    help="replace an output that is read-only or that CiteFinder did not write for this draft "
                         "(never one of the draft's files, a .bib or the library)")
@@ -121,12 +124,14 @@ def _learn(args: argparse.Namespace, settings: Any, library: Any, project: Any,
     from citefinder.library.contexts.api import learn_picks
 
     learn_quietly(args.draft, lambda: learn_picks(library, pairs(), citing=draft_name(project), source=source,
-                                                  settings=settings))
+                                                  settings=settings), library=library.path)
 
 
 def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str, str], plan: Any,
          bibs: list[Path]) -> int:
-    from citefinder.check.draft import bib_entries, fix_project
+    from citefinder.check.draft import bib_entries, fix_changes, fix_project
+    from citefinder.cli.outputs import project_copies
+    from citefinder.text.written import carried_cites, cites_written
 
     if args.json_out is not None or args.markdown is not None:
         raise InputError("--fix writes the fixed draft only (no check is run): drop --json/--markdown.")
@@ -139,17 +144,24 @@ def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str,
     changed = fix_project(project, fixes)
     if not changed:
         raise InputError(f"{', '.join(fixes)}: no such citation in {project.main.name}; nothing to replace.")
-    outputs = {i: (args.output if i == 0 and args.output else fixed_name(project.files[i].path)) for i in changed}
-    for i, path in outputs.items():
-        plan.target("-o" if i == 0 and args.output else f"the fixed copy of {project.files[i].path.name}", path,
-                    keep=True)  # an earlier --fix's file is kept as .bak, never lost
-    for i, path in outputs.items():
+    # every file on the include path to a fixed file gets a copy naming the fixed copies: the fixed main file
+    # compiles the fixed text; -o names the main file's copy
+    copies = project_copies(project, changed, lambda i: args.output if i == 0 and args.output else
+                            fixed_name(project.files[i].path), always=[0])
+    for i, (path, _) in copies.items():
+        plan.target("-o" if i == 0 and args.output else f"the fixed copy of {project.name_of(project.files[i].path)}",
+                    path, keep=True)  # an earlier --fix's file is kept as .bak, never lost
+    ours = cites_written(f.path for f in project.files)
+    for i, (path, text) in copies.items():
         source = project.files[i]
-        # the keys are the user's choice: not noted as CiteFinder's
-        plan.put(path, changed[i], codec=source.encoding, bom=source.bom, source=source.path)
+        # the new keys are the user's choice: only what CiteFinder had written there stays noted as its own
+        plan.put(path, text, codec=source.encoding, bom=source.bom, source=source.path,
+                 cites=carried_cites(source.text, text, ours.of(source.path)))
     said_backups(plan.commit())
-    for i, path in outputs.items():
-        print(f"wrote {path} ({project.files[i].path.name} with {', '.join(f'{a} -> {b}' for a, b in fixes.items())})")
+    changes = fix_changes(project, fixes)
+    for i, (path, text) in copies.items():  # each file's own changes
+        pointed = ["its includes naming the fixed copies"] if text != changed.get(i, project.files[i].text) else []
+        print(f"wrote {path} ({project.name_of(project.files[i].path)} with {', '.join(changes.get(i, []) + pointed)})")
     if settings.learn_from_picks:
         _learn_fixes(args, settings, project, fixes)
     return 0

@@ -144,9 +144,10 @@ def run_import(args: argparse.Namespace, library: Any) -> int:
     return 0
 
 
-def learn_quietly(draft: Path, learn: Callable[[], int]) -> int:
-    """Run ``learn`` (it adds the draft's citations to the memory, returning how many were new) and say what
-    it did in one line on stderr; learning is a bonus, so a failure is said there too, never a failed command."""
+def learn_quietly(draft: Path, learn: Callable[[], int], *, library: Path | None = None) -> int:
+    """Run ``learn`` (it adds the draft's citations to the memory of the library in the folder ``library``,
+    returning how many were new) and say what it did in one line on stderr, naming that library (``contexts
+    forget`` finds the picks there); learning is a bonus, so a failure is said there too, never a failed command."""
     import logging
 
     try:
@@ -156,5 +157,6 @@ def learn_quietly(draft: Path, learn: Callable[[], int]) -> int:
         print(f"  could not learn the citations of {draft.name} for next time: {e}", file=sys.stderr)
         return 0
     if n:
-        print(f"learned {n} citation{'s' if n != 1 else ''} from {draft.name}", file=sys.stderr)
+        where = f" into the memory of the library {library}" if library is not None else ""
+        print(f"learned {n} citation{'s' if n != 1 else ''} from {draft.name}{where}", file=sys.stderr)
     return n

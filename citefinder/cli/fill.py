@@ -151,9 +151,8 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         from citefinder.cli.contexts import learn_quietly
         from citefinder.train.contexts import learn_filled_cites
 
-        learn_quietly(args.draft, lambda: learn_filled_cites(pipeline.library, text, citing=draft_name(project),
-                                                             settings=settings,
-                                                             files=[f.path for f in project.files]))
+        learn_quietly(args.draft, lambda: learn_filled_cites(pipeline.library, project, citing=draft_name(project),
+                                                             settings=settings), library=pipeline.library.path)
     # each slot's papers in cite order: the engine's pick, and a second paper when it proposes one
     chosen = {r.slot.index: list(r.selection.papers) for r in results
               if r.slot is not None and r.selection.status == "found" and r.selection.papers}
@@ -173,7 +172,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     if args.json_out:
         rows = [{**r.to_dict(), "cite_keys": slot_keys.get(r.slot.index, []) if r.slot else [],
                  "cite_key": next(iter(slot_keys.get(r.slot.index) or []), None) if r.slot else None,
-                 "file": str(project.line(r.slot.start)[0]) if r.slot else None} for r in results]
+                 "file": project.name_of(project.line(r.slot.start)[0]) if r.slot else None} for r in results]
         plan.put(args.json_out, json.dumps(rows, indent=2, ensure_ascii=False).encode("utf-8"))
     said_backups(plan.commit())
     for line in slot_lines(project, results, slot_keys, command):
@@ -203,20 +202,28 @@ def _named_bibs(project: Any) -> list[Path]:
 
 
 def _outputs(args: argparse.Namespace, project: Any, output: Path | None, *, bib_mode: bool) -> dict[int, Path]:
-    """file index -> where its filled text goes (the main file: -o, else DRAFT.cited.tex; each other file
-    that holds a placeholder: NAME.cited.tex; with --in-place: itself)."""
+    """file index -> where its filled text goes, planned before any work: the main file (-o, else DRAFT.cited.tex),
+    each other file that holds a placeholder (NAME.cited.tex) and each file on the include path between the main
+    file and one of those (its copy includes theirs); with --in-place: each file itself."""
+    from citefinder.cli.outputs import project_copies
     from citefinder.text.slots import find_slots
 
     if not bib_mode and output is None and not args.in_place:
         return {}  # filling from the library, the filled draft is written only when asked for (-o)
-    holding = set(project.file_slots(find_slots(project.text, latex=project.latex)))
-    out: dict[int, Path] = {}
-    for i, f in enumerate(project.files):
+    holding = project.file_slots(find_slots(project.text, latex=project.latex))
+    copies = project_copies(project, {i: project.files[i].text for i in holding},
+                            _namer(project, output, in_place=args.in_place), always=[0])
+    return {i: path for i, (path, _) in copies.items()}
+
+
+def _namer(project: Any, output: Path | None, *, in_place: bool) -> Callable[[int], Path]:
+    """Where file ``i``'s filled text goes: the main file's to -o when given; the others' beside them (or over them)."""
+    def copy_of(i: int) -> Path:
         if i == 0 and output is not None:
-            out[i] = output
-        elif i == 0 or i in holding:
-            out[i] = _output_of(f.path, in_place=args.in_place and project.latex)
-    return out
+            return output
+        return _output_of(project.files[i].path, in_place=in_place and project.latex)
+
+    return copy_of
 
 
 def _output_of(path: Path, *, in_place: bool) -> Path:
@@ -225,43 +232,36 @@ def _output_of(path: Path, *, in_place: bool) -> Path:
 
 def _plan_output(plan: Any, project: Any, i: int, path: Path, *, named: bool, in_place: bool) -> None:
     in_place = in_place and not named and project.latex and path == project.files[i].path
-    label = "-o" if named else ("--in-place" if in_place else f"the filled copy of {project.files[i].path.name}")
+    copy = f"the filled copy of {project.name_of(project.files[i].path)}"
+    label = "-o" if named else ("--in-place" if in_place else copy)
     plan.target(label, path, in_place=in_place)
 
 
 def _put_filled(plan: Any, project: Any, slots: list[Any], keys: Mapping[int, Sequence[str]], command: str,
                 outputs: dict[int, Path], *, in_place: bool) -> list[Path]:
-    """Queue each filled file (the main one always, when it has an output; the others when they changed), with
-    the cites CiteFinder wrote into it; a copy ``\\input``s the filled copies of the files it includes (and a file
-    that includes a filled copy's original gets a copy of its own)."""
-    from citefinder.cli.outputs import point_includes
-    from citefinder.text.written import new_cites
+    """Queue each filled file (the main one always, when it has an output; the others when they changed) with the
+    cites CiteFinder wrote into it (and those it had written there before, :func:`~citefinder.text.written.
+    carried_cites`), and a copy of every file on the include path to a filled copy, naming the filled copies
+    (:func:`~citefinder.cli.outputs.project_copies`): the main file's copy compiles the filled text."""
+    from citefinder.cli.outputs import project_copies
+    from citefinder.text.written import carried_cites, cites_written, new_cites
 
+    if not outputs:
+        return []
     changed = project.fill(slots, keys, command=command)
-    for i in changed:  # a file the engine found a slot in that the plan did not foresee
-        if i not in outputs and outputs:
-            outputs[i] = _output_of(project.files[i].path, in_place=in_place and project.latex)
-            _plan_output(plan, project, i, outputs[i], named=False, in_place=in_place)
-    renamed = {project.files[i].path: outputs[i] for i in changed
-               if i in outputs and i != 0 and outputs[i] != project.files[i].path}
-    grew = bool(renamed)
-    while grew:  # a file that includes a filled copy's original gets a copy too, so the whole tree is filled
-        grew = False
-        for i, f in enumerate(project.files):
-            if i and f.path not in renamed and point_includes(project, f.text, renamed) != f.text:
-                outputs[i] = renamed[f.path] = cited_name(f.path)
-                _plan_output(plan, project, i, outputs[i], named=False, in_place=False)
-                grew = True
+    namer = _namer(project, None, in_place=in_place)
+    copies = project_copies(project, changed, lambda i: outputs.get(i) or namer(i), always=[0])
+    ours = cites_written(f.path for f in project.files)
     written = []
-    for i, path in outputs.items():
+    for i, (path, text) in copies.items():
         source = project.files[i]
-        if i not in changed and (i != 0 or path == source.path) and source.path not in renamed:
-            continue
-        text = changed.get(i, source.text)
-        if path != source.path:
-            text = point_includes(project, text, renamed)
+        if i not in changed and path == source.path:
+            continue  # the main file, written over itself, with nothing filled
+        if i not in outputs:  # a file the plan did not foresee (a slot the engine found, a file on its path)
+            outputs[i] = path
+            _plan_output(plan, project, i, path, named=False, in_place=in_place)
         plan.put(path, text, codec=source.encoding, bom=source.bom, source=source.path,
-                 cites=new_cites(source.text, text))
+                 cites=[*new_cites(source.text, text), *carried_cites(source.text, text, ours.of(source.path))])
         written.append(path)
     return written
 
@@ -298,7 +298,7 @@ def slot_lines(project: Any, results: list[SlotResult], keys: Mapping[int, Seque
         if r.slot is None:
             continue
         path, line_no = project.line(r.slot.start)
-        where = f"line {line_no}" if path == project.main else f"{path.name}, line {line_no}"
+        where = f"line {line_no}" if path == project.main else f"{project.name_of(path)}, line {line_no}"
         head = f"Slot {r.slot.index + 1} ({where}):"
         key = ",".join(keys.get(r.slot.index) or ())
         if key:

@@ -5,7 +5,7 @@ every file linked to the library, the library's folder) before any work is done.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,28 +44,49 @@ def said_backups(done: Iterable[tuple[Path, Path | None]]) -> None:
             print(f"  kept the original of {path.name} as {bak.name}", file=sys.stderr)
 
 
-def point_includes(project: Any, text: str, renamed: dict[Path, Path]) -> str:
-    """The main file's ``text`` with each ``\\input``/``\\include`` of a file whose filled copy is written
-    elsewhere (``renamed``: original -> copy) naming the copy, so the filled main file compiles the filled text."""
-    from citefinder.text.latex import scan_latex
+def project_copies(project: Any, changed: Mapping[int, str], copy_of: Callable[[int], Path], *,
+                   always: Iterable[int] = ()) -> dict[int, tuple[Path, str]]:
+    """What to write for a change of ``project`` (``changed``: file index -> its new text), as file index -> (path,
+    text): each changed file (and each of ``always``) at ``copy_of(i)``, and every file on the include path
+    between the main file and a file copied elsewhere, copied too, so that the main file's copy compiles the
+    changed text: each copy's ``\\input``/``\\include``/``\\subfile``/``\\import`` of a copied file names the copy
+    (resolved as LaTeX resolves it, from the main file's folder or the including file's). A file written over
+    itself (``--in-place``) is not renamed, and its text is left as changed. Shared by ``fill`` and ``check --fix``."""
+    paths = {i: copy_of(i) for i in (*changed, *always)}
+    while True:
+        moved = _moved(project, paths)
+        more = [i for i in range(len(project.files)) if i not in paths
+                and any(target in moved for _, target in project.includes_of(i))]
+        if not more or not project.latex:
+            break
+        paths.update({i: copy_of(i) for i in more})
+    out = {}
+    for i, path in sorted(paths.items()):  # file order: the main file first
+        text = changed.get(i, project.files[i].text)
+        out[i] = (path, text if path == project.files[i].path else point_includes(project, i, text, moved))
+    return out
 
-    if not renamed or not project.latex:
+
+def _moved(project: Any, paths: Mapping[int, Path]) -> dict[Path, Path]:
+    """original -> copy of every file (the main one aside: nothing includes it) written elsewhere than over itself."""
+    return {project.files[i].path: p for i, p in paths.items() if i != 0 and p != project.files[i].path}
+
+
+def point_includes(project: Any, file: int, text: str, moved: Mapping[Path, Path]) -> str:
+    """``text`` (file ``file``'s, as changed) with each include of a file copied elsewhere (``moved``: original ->
+    copy) naming the copy instead: the file's own name argument only, as written (``sections/intro`` ->
+    ``sections/intro.cited``; ``intro.tex`` -> ``intro.cited.tex``), so the copy compiles the copies."""
+    if not moved or not project.latex:
         return text
-    main = project.main
     edits = []
-    for inc in scan_latex(text).includes:
-        found = [c.resolve() for c in (main.parent / inc.path, main.parent / f"{inc.path}.tex") if c.is_file()]
-        copy = next((renamed[c] for c in found if c in renamed), None)
-        if copy is None:
+    for inc, target in project.includes_of(file, text):
+        copy = moved.get(target)
+        if copy is None or inc.name_start < 0:
             continue
-        written, folder = inc.path, inc.path[: len(inc.path) - len(Path(inc.path).name)]
-        at = text.rfind(written, inc.start, inc.end)
-        if at < 0:  # \import{dir/}{file}: the file's own argument
-            written, folder = Path(inc.path).name, ""
-            at = text.rfind(written, inc.start, inc.end)
+        written = text[inc.name_start:inc.name_end]
+        folder = written[: len(written) - len(written.replace("\\", "/").rsplit("/", 1)[-1])]
         name = copy.name if written.lower().endswith(".tex") else copy.name.removesuffix(".tex")
-        if at >= 0:
-            edits.append((at, at + len(written), folder + name))
+        edits.append((inc.name_start, inc.name_end, folder + name))
     out, pos = [], 0
     for start, end, new in sorted(edits):
         out += [text[pos:start], new]

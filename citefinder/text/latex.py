@@ -24,6 +24,7 @@ from citefinder.text.latexdb import (
     MULTI_CITE,
     NOT_CITED,
     VERBATIM_ENVIRONMENTS,
+    input_name,
     latex_context,
     multi_cite_groups,
 )
@@ -79,12 +80,15 @@ class Cite:
 
 @dataclass(frozen=True)
 class Include:
-    """``\\input{intro}`` and its kin: the command's span and the path as written (folder joined for ``\\import``)."""
+    """``\\input{intro}`` (or TeX's ``\\input intro``) and its kin: the command's span, the path as written (folder
+    joined for ``\\import``) and the span of the file's own name argument (what a copy's name replaces)."""
 
     start: int
     end: int
     command: str
     path: str
+    name_start: int = -1
+    name_end: int = -1
 
 
 @dataclass(frozen=True)
@@ -217,6 +221,11 @@ class _Found:
             if keys:
                 self.cites.append(Cite(n.pos, n.pos + n.len, f"\\{name}{star}", tuple(keys)))
             return
+        if name == "input":
+            span = input_name(self.text, n.pos + len("\\input"), n.pos + n.len)
+            if span is not None:
+                self.includes.append(Include(n.pos, n.pos + n.len, name, self.text[span[0]:span[1]], *span))
+            return
         groups = self._groups(n)
         if name in CITE_COMMANDS or name in NOT_CITED:
             if groups and name in CITE_COMMANDS:
@@ -226,12 +235,13 @@ class _Found:
                 self.nocited += [k.text for k in self._keys(groups[-1]) if k.text]
             return
         if name in INCLUDES_ONE and groups:
-            self.includes.append(Include(n.pos, n.pos + n.len, name, self._inner(groups[0]).strip()))
+            a, b = self._stripped(groups[0])
+            self.includes.append(Include(n.pos, n.pos + n.len, name, self.text[a:b], a, b))
             return
         if name in INCLUDES_TWO and len(groups) >= 2:
-            folder, file = self._inner(groups[0]).strip(), self._inner(groups[1]).strip()
-            path = f"{folder.rstrip('/')}/{file}" if folder else file
-            self.includes.append(Include(n.pos, n.pos + n.len, name, path))
+            folder, (a, b) = self._inner(groups[0]).strip(), self._stripped(groups[1])
+            path = f"{folder.rstrip('/')}/{self.text[a:b]}" if folder else self.text[a:b]
+            self.includes.append(Include(n.pos, n.pos + n.len, name, path, a, b))
             return
         if name in BIBLIOGRAPHY and groups:
             self.bibliographies += [b.strip() for b in self._inner(groups[-1]).split(",") if b.strip()]
@@ -252,6 +262,15 @@ class _Found:
 
     def _inner(self, group: Any) -> str:
         return self.text[group.pos + 1 : group.pos + group.len - 1]
+
+    def _stripped(self, group: Any) -> tuple[int, int]:
+        """The span of a ``{...}`` argument's inside, spaces around it left out."""
+        a, b = group.pos + 1, group.pos + group.len - 1
+        while a < b and self.text[a].isspace():
+            a += 1
+        while b > a and self.text[b - 1].isspace():
+            b -= 1
+        return a, b
 
     def _split(self, start: int, end: int) -> list[Key]:
         """The keys of ``text[start:end]`` split at commas (a multi-cite's key list)."""

@@ -36,7 +36,8 @@ def _context_db() -> Any:
 
     db = latexwalker.get_default_latex_context_db()
     macros = [MacroSpec(name, "*[[{") for name in sorted(CITE_COMMANDS | NOT_CITED)]
-    macros += [MacroSpec(name, "{") for name in sorted(INCLUDES_ONE)]
+    macros += [MacroSpec(name, "{") for name in sorted(INCLUDES_ONE - {"input"})]
+    macros += [MacroSpec("input", args_parser=_InputName())]
     macros += [MacroSpec(name, "*{{") for name in sorted(INCLUDES_TWO)]
     macros += [MacroSpec("bibliography", "{"), MacroSpec("nobibliography", "{"),
                MacroSpec("addbibresource", "[{"), MacroSpec("addglobalbib", "[{"), MacroSpec("title", "[{")]
@@ -150,6 +151,45 @@ def multi_cite_groups(s: str, start: int, end: int) -> list[tuple[int, int]]:
         else:
             break
     return groups
+
+
+def input_name(s: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the file name in ``s[start:end]``, the argument of ``\\input``: ``{sections/intro}`` (inside
+    the braces, spaces stripped), ``"my file"`` (inside the quotes) or TeX's own brace-less ``sections/intro``
+    (to the first space, line end, brace, ``%`` or backslash). None when there is no name."""
+    a, b = _input_arg(s, start, end)[1]
+    while a < b and s[a].isspace():
+        a += 1
+    while b > a and s[b - 1].isspace():
+        b -= 1
+    return (a, b) if b > a else None
+
+
+_NAME_STOPS = frozenset("{}%\\$")
+
+
+def _input_arg(s: str, start: int, end: int) -> tuple[int, tuple[int, int]]:
+    """(where ``\\input``'s argument starting at ``start`` ends, the span of the name inside it)."""
+    at = _skip_space(s, start)
+    if at < end and s[at] == "{":
+        close = min(_brace_end(s, at), end)
+        return close, (at + 1, max(at + 1, close - 1))
+    if at < end and s[at] == '"':
+        close = s.find('"', at + 1, end)
+        return (close + 1, (at + 1, close)) if close >= 0 else (end, (at + 1, end))
+    stop = at
+    while stop < end and not s[stop].isspace() and s[stop] not in _NAME_STOPS:
+        stop += 1
+    return stop, (at, stop)
+
+
+class _InputName(_Verbatim):
+    """``\\input{file}`` and TeX's brace-less ``\\input file`` (LaTeX hands a name without braces to TeX's
+    primitive, which reads it to the first space): the argument is read as it is, without the spaces after it."""
+
+    def parse_args(self, w: Any, pos: int, parsing_state: Any = None) -> tuple[Any, int, int]:
+        end = _input_arg(w.s, pos, len(w.s))[0]
+        return self._node(w, parsing_state, pos, end), pos, end - pos
 
 
 class _MultiCite(_Verbatim):

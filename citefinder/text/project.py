@@ -1,12 +1,14 @@
 """A LaTeX project read whole: the main file with every ``\\input``/``\\include``/``\\subfile``/``\\import``
-inlined where LaTeX reads it (commented-out ones skipped), the .bib files it names, and the way back
-from a position in the whole to a file and a position in it, so that each file is written back in its
-own encoding and line endings with only its placeholders changed.
+inlined where LaTeX reads it (commented-out ones skipped; TeX's brace-less ``\\input file`` too), the .bib files
+it names, and the way back from a position in the whole to a file and a position in it, so that each file is
+written back in its own encoding and line endings with only its placeholders changed. Each file is named by its
+path from the main file's folder (two ``intro.tex`` in two folders are told apart).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,7 +16,7 @@ from pathlib import Path
 from citefinder.errors import InputError
 from citefinder.text.decode import binary_kind, decode_keeping_encoding
 from citefinder.text.fill import SlotKeys, fill_draft
-from citefinder.text.latex import scan_latex
+from citefinder.text.latex import Include, LatexScan, scan_latex
 from citefinder.types import Slot
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,21 @@ class Project:
             if seg.start <= pos < seg.end or (pos == seg.end and seg is self.segments[-1]):
                 return seg.file, seg.offset + pos - seg.start
         raise ValueError(f"position {pos} is in no file")
+
+    def name_of(self, path: Path) -> str:
+        """``path`` as the project names it: from the main file's folder (``sections/intro.tex``)."""
+        return os.path.relpath(path, self.main.parent).replace(os.sep, "/")
+
+    def includes_of(self, file: int, text: str | None = None) -> list[tuple[Include, Path]]:
+        """Each include LaTeX reads in file ``file`` (or in ``text``, that file's text as changed) with the file it
+        names, resolved as :func:`read_project` resolves it (those naming no file left out)."""
+        here = self.files[file].path.parent
+        out = []
+        for inc in followed_includes(scan_latex(self.files[file].text if text is None else text)):
+            target = resolve_include(inc.path, here, self.main.parent, inc.command)
+            if target is not None:
+                out.append((inc, target))
+        return out
 
     def line(self, pos: int) -> tuple[Path, int]:
         """The file and 1-based line of ``pos`` in :attr:`text`."""
@@ -162,21 +179,21 @@ class _Reader:
             if path.resolve() not in self.bibliographies:
                 self.bibliographies.append(path.resolve())
         pos = start
-        for inc in scan.includes:
-            if inc.start < start or inc.end > end or (scan.is_skipped(inc.start) and not _in_preamble(scan, inc.start)):
+        name = self._name(source.path)
+        for inc in followed_includes(scan):
+            if inc.start < start or inc.end > end:
                 continue
-            target = self._resolve(inc.path, source.path.parent, inc.command)
+            target = resolve_include(inc.path, source.path.parent, self.root, inc.command)
             if target is None:
-                self.missing.append(f"{source.path.name}: \\{inc.command}{{{inc.path}}}: no such file")
+                self.missing.append(f"{name}: \\{inc.command}{{{inc.path}}}: no such file")
                 continue
             if any(f.path == target for f in self.files) or depth >= 20 or len(self.files) >= MAX_FILES:
-                self.missing.append(f"{source.path.name}: \\{inc.command}{{{inc.path}}}: included again "
-                                    "(a loop?); read once")
+                self.missing.append(f"{name}: \\{inc.command}{{{inc.path}}}: included again (a loop?); read once")
                 continue
             try:
                 child = self.add(read_source(target))
             except InputError as e:
-                self.missing.append(f"{source.path.name}: \\{inc.command}{{{inc.path}}}: {e}")
+                self.missing.append(f"{name}: \\{inc.command}{{{inc.path}}}: {e}")
                 continue
             self.emit(file, pos, inc.start)
             text = self.files[child].text
@@ -186,18 +203,27 @@ class _Reader:
             pos = inc.end
         self.emit(file, pos, end)
 
-    def _resolve(self, name: str, here: Path, command: str) -> Path | None:
-        """The file ``name`` stands for: from the main folder (or the including file's, for \\subfile and
-        \\subimport; the other is tried next), ``.tex`` added when it has no such file."""
-        bases = [here, self.root] if command in _FROM_INCLUDING else [self.root, here]
-        for base in dict.fromkeys(bases):
-            for candidate in (base / name, base / f"{name}.tex"):
-                if candidate.is_file():
-                    return candidate.resolve()
-        return None
+    def _name(self, path: Path) -> str:
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
 
 
-def _in_preamble(scan: object, pos: int) -> bool:
-    """An include in the preamble is read (it may name the .bib), though the preamble is not prose."""
-    body = getattr(scan, "body", None)
-    return body is not None and pos < body[0]
+def resolve_include(name: str, here: Path, root: Path, command: str) -> Path | None:
+    """The file an include names, as LaTeX finds it: from the main file's folder ``root`` (or from the including
+    file's folder ``here``, for \\subfile and \\subimport; the other is tried next), ``.tex`` added when it has
+    no such file."""
+    bases = [here, root] if command in _FROM_INCLUDING else [root, here]
+    for base in dict.fromkeys(bases):
+        for candidate in (base / name, base / f"{name}.tex"):
+            if candidate.is_file():
+                return candidate.resolve()
+    return None
+
+
+def followed_includes(scan: LatexScan) -> list[Include]:
+    """The includes LaTeX reads: not in a comment, verbatim or ``\\iffalse`` block; one in the preamble is read
+    (it may name the .bib), though the preamble is not prose."""
+    return [inc for inc in scan.includes if not scan.is_skipped(inc.start) or _in_preamble(scan, inc.start)]
+
+
+def _in_preamble(scan: LatexScan, pos: int) -> bool:
+    return scan.body is not None and pos < scan.body[0]

@@ -3,7 +3,8 @@ draft it was written for and the cite commands CiteFinder put into it (key and t
 
 Two readers: the safe writer (:mod:`citefinder.text.safewrite`) replaces an existing output only when it is
 still the file CiteFinder wrote for this draft; learning skips a cite CiteFinder put there itself (a re-fill
-or a check of a filled draft learns nothing the user did not choose).
+or a check of a filled draft learns nothing the user did not choose). A cite is known in its file's own
+coordinates (the file, and that file's text before it), never in a project's inlined text.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from citefinder.text.project import Project
 
 log = logging.getLogger(__name__)
 
@@ -90,15 +94,43 @@ def remember(path: Path, data: bytes, draft: Path | None, cites: Sequence[Cite])
         log.warning("could not note what was written to %s: %s", path, e)
 
 
-def cites_written(paths: Iterable[Path]) -> set[Cite]:
-    """Every cite CiteFinder noted writing into any of ``paths``."""
-    out: set[Cite] = set()
+@dataclass(frozen=True)
+class WrittenCites:
+    """The cites CiteFinder noted writing, per file, each known in that file's own coordinates: its key and the
+    file's own text just before it (never the text of a project with its includes inlined, where the text before
+    a cite at the start of an included file, or just after an ``\\input`` line, is another file's)."""
+
+    by_file: Mapping[Path, frozenset[Cite]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return any(self.by_file.values())
+
+    def of(self, path: Path) -> frozenset[Cite]:
+        return self.by_file.get(path, frozenset())
+
+    def holds(self, path: Path, text: str, start: int, key: str) -> bool:
+        """CiteFinder wrote ``key`` into the cite command at ``start`` of ``text``, the text of file ``path``."""
+        cites = self.of(path)
+        return bool(cites) and Cite(key, context(text, start)) in cites
+
+    def in_project(self, project: Project, pos: int, key: str) -> bool:
+        """CiteFinder wrote ``key`` into the cite command at ``pos`` of ``project.text`` (read in its own file)."""
+        if not self:
+            return False
+        i, at = project.locate(pos)
+        return self.holds(project.files[i].path, project.files[i].text, at, key)
+
+
+def cites_written(paths: Iterable[Path]) -> WrittenCites:
+    """Every cite CiteFinder noted writing into any of ``paths`` (a project's: its files), by file."""
+    out: dict[Path, frozenset[Cite]] = {}
     for p in paths:
         entry = record(p)
-        for c in (entry or {}).get("cites", []):
-            if isinstance(c, dict) and isinstance(c.get("key"), str) and isinstance(c.get("before"), str):
-                out.add(Cite(c["key"], c["before"]))
-    return out
+        cites = {Cite(c["key"], c["before"]) for c in (entry or {}).get("cites", [])
+                 if isinstance(c, dict) and isinstance(c.get("key"), str) and isinstance(c.get("before"), str)}
+        if cites:
+            out[p] = frozenset(cites)
+    return WrittenCites(out)
 
 
 def new_cites(original: str, filled: str) -> list[Cite]:
@@ -122,20 +154,50 @@ def new_cites(original: str, filled: str) -> list[Cite]:
     return out
 
 
-def without_written(tex: str, cites: set[Cite]) -> str:
-    """``tex`` with every key CiteFinder wrote (a :class:`Cite` noted for its file) turned back into ``?``,
-    so that what reads the user's citations does not read CiteFinder's."""
-    if not cites:
-        return tex
+def carried_cites(original: str, changed: str, ours: frozenset[Cite]) -> list[Cite]:
+    """The cites CiteFinder had written into ``original`` (``ours``: noted for its file) that ``changed`` (the
+    same file with keys filled, replaced or includes renamed) still holds, each at its place in ``changed``: a
+    copy of a filled file, or a file filled again, stays CiteFinder's where CiteFinder wrote it. Cite commands
+    are paired in order (:class:`difflib.SequenceMatcher` over commands and keys, an edited command paired with
+    the next one of the same name sharing a key)."""
+    if not ours:
+        return []
+    import difflib
+
     from citefinder.text.latex import scan_latex
 
-    edits = []
-    for cite in scan_latex(tex).cites:
-        here = context(tex, cite.start)
-        edits += [(k.start, k.end) for k in cite.keys if Cite(k.text.strip(), here) in cites]
+    old, new = list(scan_latex(original).cites), list(scan_latex(changed).cites)
+    tokens = [[(c.command, tuple(c.cited)) for c in side] for side in (old, new)]
+    out: list[Cite] = []
+    matcher = difflib.SequenceMatcher(a=tokens[0], b=tokens[1], autojunk=False)
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag not in ("equal", "replace"):
+            continue
+        a = a0
+        for b in range(b0, b1):
+            at = next((i for i in range(a, a1) if old[i].command == new[b].command
+                       and set(old[i].cited) & set(new[b].cited)), None)
+            if at is None:
+                continue
+            mine = {k for k in old[at].cited if Cite.at(original, old[at].start, k) in ours}
+            out += [Cite.at(changed, new[b].start, k) for k in new[b].cited if k in mine]
+            a = at + 1
+    return list(dict.fromkeys(out))
+
+
+def without_written(project: Project, written: WrittenCites) -> str:
+    """``project.text`` with every key CiteFinder wrote (noted for the file it is in, at its place in that file)
+    turned back into ``?``, so that what reads the user's citations does not read CiteFinder's."""
+    text = project.text
+    if not written:
+        return text
+    from citefinder.text.latex import scan_latex
+
+    edits = [(k.start, k.end) for cite in scan_latex(text).cites for k in cite.keys
+             if k.text.strip() and written.in_project(project, cite.start, k.text.strip())]
     out, pos = [], 0
     for start, end in sorted(edits):
-        out += [tex[pos:start], "?"]
+        out += [text[pos:start], "?"]
         pos = end
-    out.append(tex[pos:])
+    out.append(text[pos:])
     return "".join(out)

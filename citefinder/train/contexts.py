@@ -18,13 +18,16 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citefinder.errors import InputError
 from citefinder.library.contexts.records import ContextRecord
 from citefinder.text.decode import decode_text
 from citefinder.train.examples import latex_citations, read_bib_entries
 from citefinder.types import ImportFailure, Paper
+
+if TYPE_CHECKING:
+    from citefinder.text.project import Project
 
 log = logging.getLogger(__name__)
 
@@ -135,20 +138,19 @@ def latex_pack(paths: Sequence[Path]) -> Iterator[dict[str, Any]]:
                "source": "latex", "license": None, "split": "train"}
 
 
-def learn_filled_cites(library: Any, tex: str, *, citing: str = "user", settings: Any = None,
-                       files: Sequence[Path] = ()) -> int:
+def learn_filled_cites(library: Any, draft: str | Project, *, citing: str = "user", settings: Any = None) -> int:
     """Learn the citations a LaTeX draft already has (``\\cite{key}`` with a key of the library): each
     (sentence, paper) joins the memory as the user's own (``fill --bib`` on a .tex with filled cites).
-    A cite CiteFinder wrote into one of ``files`` (noted beside it, :mod:`citefinder.text.written`) is not
-    the user's choice and is not learned, until the user edits the text around it.
+    ``draft``: the project as read (a cite CiteFinder wrote into one of its files, noted beside that file and
+    found there in the file's own text, is not the user's choice and is not learned until the user edits the
+    text just before it), or a LaTeX text (none of it known as CiteFinder's).
     Returns how many were new; 0 when learning is off (setting ``learn_from_picks``)."""
-    from citefinder.text.written import cites_written, without_written
-
-    tex = without_written(tex, cites_written(files))
     from citefinder.library.contexts.api import learn_picks
+    from citefinder.text.written import cites_written, without_written
 
     if not (settings or library.settings).learn_from_picks:
         return 0
+    tex = draft if isinstance(draft, str) else without_written(draft, cites_written(f.path for f in draft.files))
     pairs = []
     known: dict[str, str | None] = {}
     for cite in latex_citations(tex):
