@@ -3,7 +3,11 @@
     citefinder contexts import contexts.jsonl.gz --split train --library DIR   # a context pack (README schema)
     citefinder contexts import my-paper/ thesis.zip --library DIR              # your own LaTeX projects
     citefinder contexts stats --library DIR
+    citefinder contexts forget KEY --bib refs.bib --draft paper.tex            # one paper's picks, one draft's
     citefinder contexts clear --origin user --library DIR                      # forget the learned picks
+
+``fill --bib`` and ``check`` learn into the library kept beside the .bib (``.refs.citefinder/``): ``--bib REFS.bib``
+names it. ``stats``, ``forget`` and ``clear`` never create a library folder.
 """
 
 from __future__ import annotations
@@ -37,22 +41,37 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> N
     common(p)
     p = csub.add_parser("stats", help="how many contexts the memory holds and how many library papers they cite")
     p.add_argument("--json", action="store_true")
+    _bib_option(p)
     common(p)
-    p = csub.add_parser("forget", help="forget the picks learned for one paper (all its sentences, or those holding "
-                                       "--sentence TEXT); the other learned picks stay")
+    p = csub.add_parser("forget", help="forget the picks learned for one paper in one draft (all its sentences, or "
+                                       "those holding --sentence TEXT); the other learned picks stay")
     p.add_argument("paper", metavar="KEY|DOC_ID", help="the paper's key (as in your .bib) or its doc_id")
     p.add_argument("--sentence", metavar="TEXT", help="only the learned sentences that contain TEXT")
+    p.add_argument("--draft", metavar="DRAFT",
+                   help="only the picks learned for this draft: its main .tex (as fill and check learn it) or a "
+                        "name this command lists (draft:...); needed when several drafts hold picks of the paper")
+    p.add_argument("--all-drafts", action="store_true", help="the paper's learned picks in every draft")
+    _bib_option(p)
     common(p)
     p = csub.add_parser("clear", help="forget contexts: the learned picks (default), your LaTeX's, the packs', or all")
     p.add_argument("--origin", choices=("user", "latex", "pack", "all"), default="user",
                    help="user: the pairs learned from your picks (default); latex: from your LaTeX projects; "
                         "pack: from context packs; all: everything")
+    _bib_option(p)
     common(p)
+
+
+def _bib_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bib", type=Path, metavar="REFS.bib",
+                   help="the library kept beside this .bib (.REFS.citefinder/), where fill --bib and check learn "
+                        "(instead of --library)")
 
 
 def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], Any]) -> int:
     from citefinder.library.contexts import api
 
+    if args.contexts_command != "import":
+        settings = _existing_library(args, settings)
     library = open_library(settings)
     if args.contexts_command == "stats":
         counts = api.memory_counts(library)
@@ -63,21 +82,72 @@ def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], A
                 print(f"{k:>18}: {v:,}")
         return 0
     if args.contexts_command == "forget":
-        from citefinder.errors import InputError
-
-        paper = library.by_key(args.paper) or next(iter(library.get([args.paper])), None)
-        if paper is None:
-            raise InputError(f"{args.paper}: no paper of the library has this key or doc_id; nothing was forgotten.")
-        n = api.forget_picks(library, doc_id=paper.doc_id, containing=args.sentence)
-        print(f"forgot {n:,} learned pick{'s' if n != 1 else ''} of {paper.key or paper.doc_id}; "
-              f"the memory holds {api.memory_counts(library)['contexts']:,} contexts")
-        return 0 if n else 1
+        return _forget(args, library)
     if args.contexts_command == "clear":
         origins = ("user", "latex", "pack") if args.origin == "all" else (args.origin,)
         n = api.forget(library, origins)
         print(f"forgot {n:,} contexts ({args.origin}); the memory holds {api.memory_counts(library)['contexts']:,}")
         return 0
     return run_import(args, library)
+
+
+def _existing_library(args: argparse.Namespace, settings: Any) -> Any:
+    """The settings of the library ``stats``/``forget``/``clear`` read (``--bib``: the one beside that .bib); an
+    InputError, and no folder created, when there is none."""
+    from citefinder.errors import InputError
+    from citefinder.library.link import library_beside
+
+    if args.bib is not None:
+        if args.library is not None:
+            raise InputError("--bib names the library beside that .bib; --library names another: give one of them.")
+        settings = settings.model_copy(update={"library": library_beside(args.bib)})
+    folder = Path(settings.library).expanduser()
+    if not folder.is_dir():
+        beside = "" if args.bib is not None else (" (what fill --bib and check learn is kept in the library beside "
+                                                  "the .bib: give --bib REFS.bib)")
+        raise InputError(f"no library at {folder.resolve()}{beside}; nothing to read or forget.")
+    return settings
+
+
+def _forget(args: argparse.Namespace, library: Any) -> int:
+    """``contexts forget KEY``: the paper's learned picks in one draft (``--draft``; the only one holding any;
+    or every one with ``--all-drafts``); several drafts and no choice: say which, forget nothing."""
+    from citefinder.errors import InputError
+    from citefinder.library.contexts import api
+
+    paper = library.by_key(args.paper) or next(iter(library.get([args.paper])), None)
+    if paper is None:
+        raise InputError(f"{args.paper}: no paper of the library {library.path} has this key or doc_id; nothing was "
+                         "forgotten (picks learned by fill --bib and check are in the library beside the .bib: "
+                         "--bib REFS.bib).")
+    label = paper.key or paper.doc_id
+    holding = api.drafts_holding(library, paper.doc_id, args.sentence)
+    if args.draft is not None and args.all_drafts:
+        raise InputError("--draft forgets one draft's picks, --all-drafts every draft's: give one of them.")
+    if args.draft is not None:
+        drafts = [d for d in holding if d in draft_names(args.draft)]
+    elif args.all_drafts or len(holding) <= 1:
+        drafts = list(holding)
+    else:
+        listed = "; ".join(f"{d} ({n})" for d, n in holding.items())
+        raise InputError(f"{len(holding)} drafts hold learned picks of {label}: {listed}. Give --draft DRAFT (its "
+                         "main .tex or the name shown) or --all-drafts; nothing was forgotten.")
+    n = api.forget_picks(library, doc_id=paper.doc_id, containing=args.sentence, citing=drafts) if drafts else 0
+    where = f" in {', '.join(drafts)}" if drafts else ""
+    print(f"forgot {n:,} learned pick{'s' if n != 1 else ''} of {label}{where}; the memory of the library "
+          f"{library.path} holds {api.memory_counts(library)['contexts']:,} contexts")
+    if not n and holding:
+        print(f"  the drafts holding picks of {label}: {', '.join(holding)}", file=sys.stderr)
+    return 0 if n else 1
+
+
+def draft_names(draft: str) -> set[str]:
+    """The names the memory may know ``--draft`` by: an existing file is ``fill``'s and ``check``'s draft
+    (``draft:`` + its resolved path); anything else is a name as listed (``draft:paper.tex``, the Cite page's)."""
+    path = Path(draft).expanduser()
+    if path.is_file():
+        return {f"draft:{path.resolve()}"}
+    return {draft, f"draft:{draft}"}
 
 
 Update = Callable[[int, int | None], None]

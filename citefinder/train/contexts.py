@@ -140,12 +140,14 @@ def latex_pack(paths: Sequence[Path]) -> Iterator[dict[str, Any]]:
 
 def learn_filled_cites(library: Any, draft: str | Project, *, citing: str = "user", settings: Any = None) -> int:
     """Learn the citations a LaTeX draft already has (``\\cite{key}`` with a key of the library): each
-    (sentence, paper) joins the memory as the user's own (``fill --bib`` on a .tex with filled cites).
+    (sentence, paper) joins the memory as the user's own (``fill --bib`` on a .tex with filled cites), the
+    sentence as ``check`` reads it (:func:`citefinder.check.draft.fitting_pairs`: one cite, one record).
     ``draft``: the project as read (a cite CiteFinder wrote into one of its files, noted beside that file and
     found there in the file's own text, is not the user's choice and is not learned until the user edits the
     text just before it), or a LaTeX text (none of it known as CiteFinder's).
     Returns how many were new; 0 when learning is off (setting ``learn_from_picks``)."""
     from citefinder.library.contexts.api import learn_picks
+    from citefinder.text.citations import find_citations
     from citefinder.text.written import cites_written, without_written
 
     if not (settings or library.settings).learn_from_picks:
@@ -153,11 +155,11 @@ def learn_filled_cites(library: Any, draft: str | Project, *, citing: str = "use
     tex = draft if isinstance(draft, str) else without_written(draft, cites_written(f.path for f in draft.files))
     pairs = []
     known: dict[str, str | None] = {}
-    for cite in latex_citations(tex):
-        for key in cite.keys:
-            if key not in known:
-                paper = library.by_key(key)
-                known[key] = paper.doc_id if paper is not None else None
-            if known[key]:
-                pairs.append((cite.focus or cite.sentence, str(known[key])))
+    # each cite's sentence as `check` reads it (text/citations.py), so that fill and check learn one cite once
+    for cite in find_citations(tex):
+        if cite.key not in known:
+            paper = library.by_key(cite.key)
+            known[cite.key] = paper.doc_id if paper is not None else None
+        if known[cite.key]:
+            pairs.append((cite.slot.focus or cite.slot.sentence, str(known[cite.key])))
     return learn_picks(library, pairs, citing=citing, source="latex-draft", settings=settings) if pairs else 0

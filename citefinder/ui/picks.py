@@ -17,6 +17,7 @@ from citefinder.types import Slot, SlotResult
 
 Picks = dict[int, tuple[str, ...]]
 HISTORY = 50  # pick states kept for undo
+PICK_SOURCE = "pick"  # what the memory calls a pick learned on the Cite page (forgotten there, draft by draft)
 
 
 def as_ids(value: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -99,7 +100,8 @@ def learned_pairs(results: Sequence[SlotResult], before: Mapping[int, Sequence[s
 def unlearned_pairs(results: Sequence[SlotResult], before: Mapping[int, Sequence[str]],
                     after: Mapping[int, Sequence[str]]) -> list[tuple[str, str]]:
     """The (sentence, doc_id) pairs a change of the user's picks takes back: a paper the user had picked for
-    a slot and removed (or replaced) is forgotten, alone; the other learned picks stay."""
+    a slot and removed (or replaced) is forgotten, alone, in this draft (``ui/cite/learn.teach``); the other
+    learned picks, and the same pick learned in another draft, stay."""
     slots = {r.slot.index: r.slot for r in results if r.slot is not None}
     pairs: list[tuple[str, str]] = []
     for index, ids in before.items():

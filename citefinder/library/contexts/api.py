@@ -152,22 +152,27 @@ def forget(library: Any, origins: Iterable[str] = (USER,)) -> int:
         return memory.clear(con, wanted)
 
 
-def forget_picks(library: Any, pairs: Iterable[tuple[str, str]] = (), *, doc_id: str | None = None,
-                 containing: str | None = None) -> int:
+def forget_picks(library: Any, pairs: Iterable[tuple[str, str]] = (), *, citing: str | Iterable[str] | None = None,
+                 source: str | None = None, doc_id: str | None = None, containing: str | None = None) -> int:
     """Forget learned picks one by one, the others kept: each (sentence, doc_id) pair of ``pairs``, or every
-    learned pick of ``doc_id`` (only those whose sentence contains ``containing``); returns how many."""
+    learned pick of ``doc_id`` (only those whose sentence contains ``containing``); returns how many. ``citing``:
+    only the picks learned for this draft (or these drafts; the name :func:`learn_picks` was given), so that
+    removing a pick in one draft keeps the same pick learned in another; ``source``: only those learned this way
+    ("pick": on the Cite page; "latex-draft": by ``fill``; "check", "check-fix"). None: any."""
     memory = memory_of(library)
     if not memory.exists():
         return 0
     wanted = [(" ".join(s.split()), d) for s, d in pairs]
+    where, args = _whose(citing, source)
     gone = 0
     with library._writing(), memory.transaction() as con:
         ids: list[int] = []
         for sentence, d in wanted:
-            ids += [int(r[0]) for r in con.execute(
-                "SELECT id FROM records WHERE origin = ? AND doc_id = ? AND text = ?", (USER, d, sentence))]
+            ids += [int(r[0]) for r in con.execute(f"SELECT id FROM records WHERE origin = ? AND doc_id = ? AND "
+                                                   f"text = ?{where}", (USER, d, sentence, *args))]
         if doc_id is not None:
-            rows = con.execute("SELECT id, text FROM records WHERE origin = ? AND doc_id = ?", (USER, doc_id))
+            rows = con.execute(f"SELECT id, text FROM records WHERE origin = ? AND doc_id = ?{where}",
+                               (USER, doc_id, *args))
             needle = " ".join((containing or "").split()).casefold()
             ids += [int(i) for i, text in rows if needle in " ".join(str(text).split()).casefold()]
         for start in range(0, len(ids), 500):
@@ -179,6 +184,30 @@ def forget_picks(library: Any, pairs: Iterable[tuple[str, str]] = (), *, doc_id:
     if gone:
         sync_memory(library)
     return gone
+
+
+def drafts_holding(library: Any, doc_id: str, containing: str | None = None) -> dict[str, int]:
+    """draft (the ``citing`` name its picks were learned under) -> how many learned picks of ``doc_id`` it holds
+    (only those whose sentence contains ``containing``): where ``contexts forget`` would forget."""
+    needle = " ".join((containing or "").split()).casefold()
+    out: dict[str, int] = {}
+    for citing, text in memory_of(library).learned(doc_id):
+        if needle in " ".join(text.split()).casefold():
+            out[citing] = out.get(citing, 0) + 1
+    return out
+
+
+def _whose(citing: str | Iterable[str] | None, source: str | None) -> tuple[str, list[str]]:
+    """The SQL condition (and its arguments) keeping the records of these drafts and this source."""
+    where, args = "", []
+    if citing is not None:
+        names = [citing] if isinstance(citing, str) else list(citing)
+        where += f" AND citing IN ({','.join('?' * len(names)) or 'NULL'})"
+        args += names
+    if source is not None:
+        where += " AND source = ?"
+        args.append(source)
+    return where, args
 
 
 def memory_counts(library: Any) -> dict[str, int]:

@@ -238,6 +238,14 @@ class ContextMemory:
             return {int(r[0]) for r in con.execute("SELECT m.record FROM matches m JOIN records r ON r.id = m.record "
                                                    "WHERE r.origin IN ('user', 'latex')")}
 
+    def learned(self, doc_id: str) -> list[tuple[str, str]]:
+        """(draft, sentence) of every learned pick (origin "user") of ``doc_id``, oldest first."""
+        if not self.exists():
+            return []
+        with self._read() as con:
+            return [(str(c), str(t)) for c, t in con.execute(
+                "SELECT citing, text FROM records WHERE origin = 'user' AND doc_id = ? ORDER BY id", (doc_id,))]
+
     def matched_papers(self) -> set[str]:
         with self._read() as con:
             return {str(r[0]) for r in con.execute("SELECT DISTINCT doc_id FROM matches")}
