@@ -53,13 +53,14 @@ def project_copies(project: Any, changed: Mapping[int, str], copy_of: Callable[[
     (resolved as LaTeX resolves it, from the main file's folder or the including file's). A file written over
     itself (``--in-place``) is not renamed, and its text is left as changed. Shared by ``fill`` and ``check --fix``."""
     paths = {i: copy_of(i) for i in (*changed, *always)}
-    while True:
-        moved = _moved(project, paths)
+    moved = _moved(project, paths)
+    while project.latex:  # until no file outside includes a copied one
         more = [i for i in range(len(project.files)) if i not in paths
                 and any(target in moved for _, target in project.includes_of(i))]
-        if not more or not project.latex:
+        if not more:
             break
         paths.update({i: copy_of(i) for i in more})
+        moved = _moved(project, paths)
     out = {}
     for i, path in sorted(paths.items()):  # file order: the main file first
         text = changed.get(i, project.files[i].text)
