@@ -4,10 +4,16 @@ state) write only through citefinder.text.safewrite; and each of those writes ke
 
 from __future__ import annotations
 
+import argparse
 import ast
+import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from citefinder.cli.main import build_parser, main
 from citefinder.config import Settings
 from citefinder.ui import paired_bib, workspace
 
@@ -50,3 +56,156 @@ def test_the_cite_pages_writes_keep_the_mode_and_are_whole(tmp_path):
     # the .bib copy the Cite and Check pages keep
     saved = paired_bib.save_bib(Settings(library=tmp_path / "lib"), "refs.bib", b"@misc{a, title={A}}\n")
     assert saved.read_bytes() == b"@misc{a, title={A}}\n" and not list(saved.parent.glob(".*tmp"))
+
+
+# --- issue 35: every command, every file ---------------------------------------------------------------------------
+# Every option of the CLI that names a file or folder is in one of these two tables; an option that looks like an
+# output (a Path named -o/--output/--out/--json/--markdown/--bib-out/--filled/--into, or whose help says "write")
+# and is in neither fails the test below, so a new output cannot be added without being run against a project.
+
+OUTPUT_NAMES = {"-o", "--output", "--out", "--json", "--markdown", "--bib-out", "--filled", "--into", "--libraries"}
+FILE, FOLDER = "file", "folder"
+# "command option" -> (what it writes, the command line with the target as {t})
+OUTPUTS = {
+    "fill -o": (FILE, ["fill", "{main}", "-o", "{t}"]),
+    "fill --filled": (FILE, ["fill", "{main}", "--filled", "{t}"]),
+    "fill --bib-out": (FILE, ["fill", "{main}", "--bib-out", "{t}"]),
+    "fill --json": (FILE, ["fill", "{main}", "--json", "{t}"]),
+    "check --json": (FILE, ["check", "{main}", "--json", "{t}"]),
+    "check --markdown": (FILE, ["check", "{main}", "--markdown", "{t}"]),
+    "check -o": (FILE, ["check", "{main}", "--fix", "Vaswani.Shazeer.ea.2017=Devlin.Chang.ea.2019", "-o", "{t}"]),
+    "eval --out": (FILE, ["eval", "--dataset", "{dataset}", "--out", "{t}"]),
+    "eval --libraries": (FOLDER, ["eval", "--drafts", "{drafts}", "--libraries", "{t}"]),
+    "optimize -o": (FILE, ["optimize", "--examples", "{examples}", "-o", "{t}"]),
+    "reranker examples-from-latex -o": (FILE, ["reranker", "examples-from-latex", "{main}", "{bib}", "-o", "{t}"]),
+    "reranker train -o": (FOLDER, ["reranker", "train", "--examples", "{examples}", "-o", "{t}"]),
+    "embedder train -o": (FOLDER, ["embedder", "train", "--contexts", "{pack}", "-o", "{t}"]),
+    "embedder train --into": (FOLDER, ["embedder", "train", "--contexts", "{pack}", "--into", "{t}"]),
+    "embedder use --into": (FOLDER, ["embedder", "use", "{model}", "--into", "{t}"]),
+}
+INPUTS = {  # read, never written
+    "library import files", "library link files", "library unlink files", "fill draft", "fill --bib", "check draft",
+    "check --bib", "check --against", "contexts import paths", "contexts import --bib", "eval --dataset",
+    "eval --drafts", "eval --memory", "optimize --examples", "reranker train --examples", "reranker train --validation",
+    "reranker examples-from-latex tex", "reranker examples-from-latex bib", "embedder train --contexts",
+    "embedder train --papers",
+}
+# each command's own input, which its output must never replace either
+OWN_INPUT = {"eval --out": "dataset", "optimize -o": "examples", "reranker examples-from-latex -o": "main",
+             "reranker train -o": "examples", "embedder train -o": "pack", "embedder train --into": "pack"}
+PROTECTS_THE_DRAFT = ("fill", "check", "reranker examples-from-latex")  # the draft is its input: refused with --force
+
+
+def _options() -> list[tuple[str, argparse.Action]]:
+    def walk(parser: argparse.ArgumentParser, prefix: str):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, f"{prefix} {name}".strip())
+            elif prefix:
+                yield f"{prefix} {action.option_strings[0] if action.option_strings else action.dest}", action
+    return list(walk(build_parser(), ""))
+
+
+def _looks_like_output(key: str, action: argparse.Action) -> bool:
+    names = set(action.option_strings) | {key.split()[-1]}
+    return action.type is Path and (bool(names & OUTPUT_NAMES) or "write" in str(action.help or "").lower())
+
+
+def test_every_option_naming_a_file_is_an_output_run_against_a_project_or_an_input():
+    options = _options()
+    unknown = [key for key, a in options if (a.type is Path or _looks_like_output(key, a))
+               and key not in OUTPUTS and key not in INPUTS]
+    assert not unknown, f"new file options: add each to OUTPUTS (and it is run below) or to INPUTS: {unknown}"
+    looks = {key for key, a in options if _looks_like_output(key, a)}
+    assert looks <= set(OUTPUTS), looks - set(OUTPUTS)  # an output-looking option is never filed as an input
+    assert set(OUTPUTS) <= {key for key, _ in options}, set(OUTPUTS) - {key for key, _ in options}  # none stale
+
+
+BIB = Path(__file__).parent / "data" / "latex" / "refs.bib"
+
+
+def _inputs(root: Path) -> dict[str, Path]:
+    """A small LaTeX project and every other input a command reads, inside ``root``."""
+    p = {"project": root / "proj", "other": root / "other"}
+    (p["project"] / "sections").mkdir(parents=True)
+    p["other"].mkdir()
+    p["main"] = p["project"] / "main.tex"
+    p["main"].write_text("\\documentclass{article}\n\\begin{document}\nAttention \\cite{Vaswani.Shazeer.ea.2017}. "
+                         "Dense [CITATION].\n\\input{sections/intro}\n\\bibliography{refs}\n\\end{document}\n")
+    p["intro"] = p["project"] / "sections" / "intro.tex"
+    p["intro"].write_text("Transformers \\citep{?}.\n")
+    p["bib"] = p["project"] / "refs.bib"
+    shutil.copy(BIB, p["bib"])
+    p["other_bib"] = p["other"] / "mine.bib"
+    p["other_bib"].write_text("@misc{mine, title={Mine}}\n")
+    p["folder"] = root / "folder"
+    p["folder"].mkdir()
+    p["dataset"] = root / "q.jsonl"
+    p["dataset"].write_text('{"id": "1", "text": "A [CITATION].", "gold": ["x"]}\n')
+    p["examples"] = root / "ex.jsonl"
+    p["examples"].write_text('{"id": "1", "text": "A [CITATION].", "gold": ["x"], "answerable": true}\n')
+    p["pack"] = root / "pack.jsonl"
+    p["pack"].write_text('{"context": "A [CITATION].", "cited": {"doc_id": "x"}}\n')
+    p["drafts"] = root / "drafts"
+    p["paper"] = p["drafts"] / "p1"
+    p["paper"].mkdir(parents=True)
+    for name in ("draft.txt", "refs-enriched.bib", "gold.jsonl"):
+        (p["paper"] / name).write_text("x\n")
+    p["model"] = root / "model"
+    p["model"].mkdir()
+    p["lib"] = root / "lib"
+    (p["project"] / "main.tex").chmod(0o640)
+    return p
+
+
+def _state(root: Path) -> dict[str, tuple[bytes | str, int]]:
+    out: dict[str, tuple[bytes | str, int]] = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        out[str(p.relative_to(root))] = (p.read_bytes() if p.is_file() else "dir", stat.S_IMODE(st.st_mode))
+    return out
+
+
+def _refused(capsys: Any, argv: list[str]) -> str:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (argv, code, out, err)
+    assert "Traceback" not in out + err
+    return lines[0]
+
+
+def _argv(template: list[str], p: dict[str, Path], target: Path, *extra: str) -> list[str]:
+    return [a.format(t=target, **{k: str(v) for k, v in p.items()}) for a in template] + list(extra) + [
+        "--library", str(p["lib"])]
+
+
+@pytest.mark.parametrize("key", sorted(OUTPUTS))
+def test_every_output_of_every_command_is_refused_over_the_files_of_a_project(tmp_path, capsys, key):
+    p = _inputs(tmp_path)
+    before = _state(tmp_path)
+    kind, template = OUTPUTS[key]
+    if kind == FILE:
+        targets = ["main", "intro", "bib", "other_bib", "folder"] + ([OWN_INPUT[key]] if key in OWN_INPUT else [])
+        if key == "eval --out":
+            targets.append("drafts gold")
+    elif key == "eval --libraries":
+        targets = ["main", "bib", "drafts", "paper"]
+    else:
+        targets = ["main", "bib", "other_bib", "project", "lib"] + ([OWN_INPUT[key]] if key in OWN_INPUT else [])
+    forced = f"{key.rsplit(' ', 1)[0]} --force" in {k for k, _ in _options()}  # run again with it, when it has one
+    for name in targets:
+        if name == "drafts gold":  # eval --drafts DIR --out DIR/paper/gold.jsonl: its own input
+            argv = ["eval", "--drafts", str(p["drafts"]), "--out", str(p["paper"] / "gold.jsonl"),
+                    "--library", str(p["lib"])]
+        else:
+            if name == "lib":
+                p["lib"].mkdir()
+                before = _state(tmp_path)
+            argv = _argv(template, p, p[name])
+        for extra in ([], ["--force"]) if forced else ([],):
+            if extra and name in ("main", "intro") and not key.startswith(PROTECTS_THE_DRAFT):
+                continue  # not this command's input: --force may replace it (with a .bak), as asked
+            _refused(capsys, argv + extra)
+            assert _state(tmp_path) == before, (key, name, extra)

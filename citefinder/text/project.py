@@ -40,8 +40,11 @@ class SourceFile:
         try:
             return self.bom + text.encode(self.encoding)
         except UnicodeEncodeError as e:
-            raise InputError(f"{self.path.name} is written in {self.encoding}, which cannot hold "
-                             f"{text[e.start:e.end]!r}; use keys of plain letters and digits.") from e
+            from citefinder.text.safewrite import unencodable
+
+            original = self.text.encode(self.encoding, "replace")  # the file as read: which bytes it holds
+            raise InputError(f"{unencodable(self.path, text, self.encoding, e, original)}; use keys of plain "
+                             "letters and digits.") from e
 
 
 @dataclass(frozen=True)
