@@ -233,8 +233,8 @@ class WritePlan:
                 where = "is" if f == r else ("holds" if _under(f, r) else "is inside")
                 raise InputError(f"{label} {path} {where} {what} {f}; give a new folder (nothing was written).")
         if r.is_dir() and any(r.iterdir()) and not ours(r):
-            raise InputError(f"{label} {path} exists and is not a folder CiteFinder made for this; give a new "
-                             "folder (nothing was written).")
+            raise InputError(f"{label} {path} exists, is not empty and is not a folder CiteFinder made for this; "
+                             "give a new folder (nothing was written).")
         return r
 
     def _check_protected(self, label: str, target: Path, in_place: bool) -> None:
