@@ -312,3 +312,17 @@ def test_every_other_write_in_the_package_is_internal_and_says_why():
     found = {name: lines for name, lines in found.items() if lines and name != "text/staging.py"}  # the writer
     assert set(found) <= set(INTERNAL), {k: v for k, v in found.items() if k not in INTERNAL}
     assert not set(INTERNAL) - set(found), set(INTERNAL) - set(found)  # none stale
+
+
+def test_eval_replaces_only_a_library_it_made_in_its_libraries_folder(tmp_path):
+    from citefinder.errors import InputError
+    from citefinder.evaluate.drafts import open_draft_library
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@misc{a, title={A}}\n")
+    mine = tmp_path / "libs" / "p1-refs"
+    mine.mkdir(parents=True)
+    (mine / "thesis.tex").write_text("mine")
+    with pytest.raises(InputError, match="is not a library CiteFinder made"):
+        open_draft_library(Settings(library=tmp_path / "lib"), bib, mine)
+    assert (mine / "thesis.tex").read_text() == "mine"

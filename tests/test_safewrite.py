@@ -363,3 +363,21 @@ def test_a_source_file_names_its_real_encoding_when_a_key_does_not_fit(tmp_path)
     windows = SourceFile(tmp_path / "w.tex", "\u201cquoted\u201d \\cite{a}\n", "cp1252")
     with pytest.raises(InputError, match="w.tex is written in Windows-1252"):
         windows.encode("\u201cquoted\u201d \\cite{do\u011fan2021}\n")
+
+
+def test_folders_made_for_an_output_are_removed_when_its_write_fails(tmp_path, monkeypatch):
+    import errno
+
+    out = tmp_path / "bench" / "out" / "r.json"
+    plan = WritePlan()
+    plan.target("--out", out, parents=True)
+    plan.put(out, b"{}")
+    assert not (tmp_path / "bench").exists()  # nothing is made while planning
+
+    def full(src, dst):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(InputError, match="nothing was changed"):
+        plan.commit()
+    assert list(tmp_path.iterdir()) == []

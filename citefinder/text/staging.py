@@ -56,7 +56,10 @@ def stage(path: Path, data: bytes, mode: int | None = None) -> Path:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-            os.fchmod(f.fileno(), mode)
+            if hasattr(os, "fchmod"):
+                os.fchmod(f.fileno(), mode)
+        if not hasattr(os, "fchmod"):
+            os.chmod(tmp, mode)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -140,7 +143,7 @@ def write_all(steps: Sequence[Step], *, taken: Callable[[Path], bool] = lambda p
         for s in steps:
             current = s.path
             if s.parents and not s.path.parent.is_dir():
-                made += _make_folders(s.path.parent)
+                _make_folders(s.path.parent, made)
             staged[s.path] = stage(s.path, s.data)
         for s in steps:
             current = s.path
@@ -159,25 +162,29 @@ def write_all(steps: Sequence[Step], *, taken: Callable[[Path], bool] = lambda p
     for s in steps:
         kept = aside.get(s.path)
         if kept is not None and s.backup is None:
-            kept.unlink(missing_ok=True)  # the undo copy: the write succeeded
+            try:
+                kept.unlink(missing_ok=True)  # the undo copy: the write succeeded
+            except OSError:  # a hidden copy of the old text is left; the write itself is whole
+                pass
             kept = None
         out[s.path] = kept
     return out
 
 
-def _make_folders(folder: Path) -> list[Path]:
+def _make_folders(folder: Path, made: list[Path]) -> None:
+    """Make ``folder`` and the missing folders above it, each noted in ``made`` (deepest first) once made."""
     missing = []
     while not folder.exists():
         missing.append(folder)
         folder = folder.parent
     for f in reversed(missing):
         f.mkdir()
-    return missing  # deepest first: the order to remove them in
+        made.insert(0, f)
 
 
 def _undo(staged: dict[Path, Path], aside: dict[Path, Path], replaced: list[Path], made: list[Path]) -> list[str]:
     """Put every replaced file back, remove what was made; the lines saying what could not be undone."""
-    left = []
+    left, back = [], 0
     for tmp in staged.values():
         tmp.unlink(missing_ok=True)
     for path in reversed(replaced):
@@ -187,6 +194,7 @@ def _undo(staged: dict[Path, Path], aside: dict[Path, Path], replaced: list[Path
                 os.replace(original, path)
             else:
                 path.unlink(missing_ok=True)
+            back += 1
         except OSError as e:
             left.append(f"{path} holds the new text ({e.strerror or e})"
                         + (f"; its original is {original}" if original is not None else ""))
@@ -201,8 +209,7 @@ def _undo(staged: dict[Path, Path], aside: dict[Path, Path], replaced: list[Path
         except OSError:
             pass
     if left:
-        done = len(replaced) - len(left)
-        left.insert(0, f"{done} file(s) were put back as they were" if done else "no file was put back")
+        left.insert(0, f"{back} file(s) were put back as they were" if back else "no file was put back")
     return left
 
 
