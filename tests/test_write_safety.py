@@ -255,3 +255,153 @@ def test_the_filled_copies_include_each_other_down_the_tree(tmp_path):
     assert "\\input{sections/leaf.cited}" in (tmp_path / "sections" / "part.cited.tex").read_text()
     assert "\\citep{karpukhin2020}" in (tmp_path / "sections" / "leaf.cited.tex").read_text()
     assert (tmp_path / "sections" / "part.tex").read_text() == "Part.\n\\input{sections/leaf}\n"  # untouched
+
+
+# --- issue 35: --force, backups named before any output, temporary files, full disks, the record of a write ----
+
+FIX = "Robertson.Zaragoza.2009=Karpukhin.Oguz.ea.2020"
+
+
+def _two_file_project(root: Path) -> Path:
+    """main.tex and sections/intro.tex both cite Robertson.Zaragoza.2009 (a --fix changes both)."""
+    main_tex = _project(root)
+    (root / "sections" / "intro.tex").write_text(INTRO + "BM25 \\cite{Robertson.Zaragoza.2009}.\n", encoding="utf-8")
+    return main_tex
+
+
+def test_force_replaces_an_output_you_named_never_a_bib_or_a_draft(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
+    (tmp_path / "proj").mkdir()
+    main_tex = _project(tmp_path / "proj")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "mine.bib").write_text("@misc{mine, title={Mine}}\n")
+    notes = tmp_path / "notes.tex"
+    notes.write_text("my own notes\n")
+    notes.chmod(0o600)
+    before = _snapshot(tmp_path)
+    for target in (other / "mine.bib", tmp_path / "proj" / "refs.bib", main_tex, tmp_path / "proj" / "private.tex"):
+        for argv in (["--json", str(target)], ["--fix", FIX, "-o", str(target)]):
+            line = _refused(capsys, ["check", str(main_tex), *argv, "--force"])
+            assert "--force replaces only an output you named, never a .bib or a file of the draft" in line, line
+            assert _snapshot(tmp_path) == before
+    assert main(["check", str(main_tex), "--fix", FIX, "-o", str(notes), "--force"]) == 0
+    assert "kept the original of notes.tex as notes.tex.bak" in capsys.readouterr().err
+    assert b"\\cite{Karpukhin.Oguz.ea.2020}" in notes.read_bytes() and stat.S_IMODE(notes.stat().st_mode) == 0o600
+    assert (tmp_path / "notes.tex.bak").read_text() == "my own notes\n"
+    assert {k: v for k, v in _snapshot(tmp_path).items() if k in before and k != "notes.tex"} == \
+        {k: v for k, v in before.items() if k != "notes.tex"}
+
+
+def test_an_output_named_like_the_runs_own_backup_is_refused_or_the_backup_moves(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
+    main_tex = _two_file_project(tmp_path)
+    before = _snapshot(tmp_path)
+    line = _refused(capsys, ["fill", str(main_tex), "--in-place", "--json", str(tmp_path / "main.tex.bak")])
+    assert "is the name of the backup this run keeps of main.tex" in line
+    assert _snapshot(tmp_path) == before
+    assert main(["check", str(main_tex), "--fix", FIX]) == 0  # main.fixed.tex and sections/intro.fixed.tex
+    capsys.readouterr()
+    intro_fixed = tmp_path / "sections" / "intro.fixed.tex"
+    first = intro_fixed.read_bytes()
+    taken = tmp_path / "sections" / "intro.fixed.tex.bak"  # -o: the name the backup of intro.fixed.tex would take
+    assert main(["check", str(main_tex), "--fix", "Robertson.Zaragoza.2009=Khattab.Zaharia.2020",
+                 "-o", str(taken)]) == 0
+    err = capsys.readouterr().err
+    assert b"\\cite{Khattab.Zaharia.2020}" in taken.read_bytes() and b"\\documentclass" in taken.read_bytes()
+    assert "kept the original of intro.fixed.tex as intro.fixed.tex.bak.1" in err  # what it says is where it is
+    assert (tmp_path / "sections" / "intro.fixed.tex.bak.1").read_bytes() == first
+
+
+def test_a_temporary_file_link_planted_in_the_folder_is_never_followed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
+    main_tex = _project(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not to be written\n")
+    (tmp_path / ".main.fixed.tex.citefinder-tmp").symlink_to(victim)
+    assert main(["check", str(main_tex), "--fix", FIX]) == 0
+    assert victim.read_text() == "not to be written\n"
+    fixed = tmp_path / "main.fixed.tex"
+    assert not fixed.is_symlink() and b"Karpukhin.Oguz.ea.2020" in fixed.read_bytes()
+
+
+def _full_disk_at(monkeypatch, n: int, root: Path) -> list[str]:
+    """os.replace into the project (``root`` and its sections/; not the library kept beside the .bib) fails with a
+    full disk at its ``n``-th call (counted again once the list returned is cleared)."""
+    import errno
+
+    real, calls = os.replace, []
+
+    def full(src, dst):
+        if Path(dst).parent not in (root, root / "sections"):
+            return real(src, dst)
+        calls.append(dst)
+        if len(calls) == n:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", full)
+    return calls
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3])  # 3: the record of what was written
+def test_a_full_disk_mid_fix_puts_every_file_back_and_says_so(tmp_path, capsys, monkeypatch, fail_at):
+    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
+    main_tex = _two_file_project(tmp_path)
+    assert main(["check", str(main_tex), "--fix", FIX]) == 0
+    capsys.readouterr()
+    before = _snapshot(tmp_path)
+    with monkeypatch.context() as m:
+        calls = _full_disk_at(m, fail_at, tmp_path)
+        for _ in range(2):  # a retry leaves no .bak.1 either
+            calls.clear()
+            line = _refused(capsys, ["check", str(main_tex), "--fix", "Robertson.Zaragoza.2009=Khattab.Zaharia.2020"])
+            assert "No space left on device" in line and "nothing was changed (no backup was kept)" in line
+            assert _snapshot(tmp_path) == before  # the earlier fixed files, no .bak, no temporary or undo file
+
+
+def test_a_record_of_the_write_that_cannot_be_written_fails_the_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
+    main_tex = _project(tmp_path)
+    (tmp_path / ".citefinder-written.json").mkdir()  # the record cannot be written (a folder in its way)
+    before = _snapshot(tmp_path)
+    line = _refused(capsys, ["check", str(main_tex), "--fix", FIX])
+    assert ".citefinder-written.json" in line and "nothing was changed" in line
+    assert _snapshot(tmp_path) == before and not (tmp_path / "main.fixed.tex").exists()
+
+
+def test_in_place_is_refused_for_a_draft_that_is_not_latex_and_honoured_for_a_txt_it_inputs(tmp_path, capsys):
+    from citefinder.cli.outputs import project_plan
+    from citefinder.text.project import read_project
+
+    md = tmp_path / "draft.md"
+    md.write_text("Transformers [CITATION].\n")
+    shutil.copy(LATEX / "refs.bib", tmp_path / "refs.bib")
+    line = _refused(capsys, ["fill", str(md), "--bib", str(tmp_path / "refs.bib"), "--in-place"])
+    assert "--in-place rewrites the files of a LaTeX project; draft.md is not one" in line and "-o FILE" in line
+    assert md.read_text() == "Transformers [CITATION].\n"
+    tex = tmp_path / "main.tex"
+    tex.write_text("\\begin{document}\n\\input{notes.txt}\n\\end{document}\n")
+    (tmp_path / "notes.txt").write_text("Transformers \\cite{?}.\n")
+    project = read_project(tex)
+    assert [f.path.name for f in project.files] == ["main.tex", "notes.txt"]
+    plan = project_plan(project, [], None, in_place=True)
+    plan.target("--in-place", tmp_path / "notes.txt", in_place=True)  # no "choose another file name" here
+
+
+@pytest.mark.slow
+def test_a_full_disk_during_fill_in_place_leaves_no_backup_and_says_nothing_changed(tmp_path, capsys, monkeypatch):
+    main_tex = _project(tmp_path)
+    before = _snapshot(tmp_path)
+    with monkeypatch.context() as m:
+        calls = _full_disk_at(m, 2, tmp_path)  # the second file of the in-place write
+        for _ in range(2):
+            calls.clear()
+            code = main(["fill", str(main_tex), "--in-place"])
+            err = capsys.readouterr().err.strip().splitlines()[-1]
+            assert code == 2 and "nothing was changed (no backup was kept)" in err, err
+            now = {k: v for k, v in _snapshot(tmp_path).items() if not k.startswith(".refs.citefinder")}
+            assert now == before  # no main.tex.bak, no sections/intro.tex.bak, no .bak.1 on the retry
+    assert main(["fill", str(main_tex), "--in-place"]) == 0
+    baks = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.bak*"))
+    assert "sections/intro.tex.bak" in baks and not [b for b in baks if not b.endswith(".bak")], baks

@@ -37,8 +37,8 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> N
                    help="with --fix: the fixed main file's copy (default MAIN.fixed.tex), written also when only an "
                         "included file changed")
     p.add_argument("--force", action="store_true",
-                   help="replace an output that is read-only or that CiteFinder did not write for this draft "
-                        "(never one of the draft's files, a .bib or the library)")
+                   help="replace an output you named that is read-only or that CiteFinder did not write for this "
+                        "draft, keeping NAME.bak of it (never one of the draft's files, a .bib or the library)")
     common(p)
 
 
@@ -108,7 +108,7 @@ def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Pat
         plan.put(args.json_out, to_json(report).encode("utf-8"))
     if args.markdown:
         plan.put(args.markdown, markdown(report, f"Citation check of {project.main.name}").encode("utf-8"))
-    plan.commit()
+    said_backups(plan.commit())  # --force keeps what it replaces
     if settings.learn_from_picks:  # the citations that fit, kept as the user wrote them, join the memory
         from citefinder.text.written import cites_written
 

@@ -130,9 +130,6 @@ def format_metrics(metrics: dict[str, dict[str, Any]]) -> str:
 
 
 def cmd_train(args: argparse.Namespace, settings: Any) -> int:
-    import torch
-
-    from citefinder.train.embedder.card import embedders_dir
     from citefinder.train.embedder.pack import load_pairs, split_by_citing, subsample
     from citefinder.train.embedder.train import TrainConfig, train_embedder
 
@@ -143,6 +140,11 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     if args.query_only and args.into:
         raise InputError("--query-only trains a query encoder for this library as it is: no new library is made, "
                          "so --into does not apply (use the model with CITEFINDER_QUERY_ENCODER=<model folder>).")
+    output, name = _output(args, settings)  # checked before any work, as --into is
+    if args.into:
+        _check_into(settings, args.into)
+    import torch
+
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     d = TrainConfig()
@@ -168,11 +170,6 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
           f"{len(train_pairs)}, {len(val_pairs)} held out ({len({p.citing for p in val_pairs})} citing papers)")
 
     current, seq = current_embedder(settings)
-    base = current if args.query_only else config.base_model
-    prefix = "query" if args.query_only else "emb"
-    name = args.name or (args.output.name if args.output else
-                          f"{prefix}-{Path(base).name}-{time.strftime('%Y%m%d-%H%M')}")
-    output = args.output or embedders_dir(Path(settings.library)) / name
     card = {"data": {"sources": [str(p) for p in args.contexts], "papers": str(args.papers or ""),
                      "split": args.split, "record_sources": sources or "all", "val_fraction": args.val_fraction,
                      "held_out_pairs": len(val_pairs)},
@@ -199,6 +196,32 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     print(f"kept the library as it is: {name} does not beat {current!r} on held-out citing papers"
           + (" (not measured)" if wins is None else "") + f"; nothing written to {args.into}")
     return 0
+
+
+def _output(args: argparse.Namespace, settings: Any) -> tuple[Path, str]:
+    """The model folder (checked: never over an input, the library or a folder CiteFinder did not make) and the
+    model's name."""
+    from citefinder.cli.outputs import model_folder
+    from citefinder.train.embedder.card import embedders_dir
+    from citefinder.train.embedder.train import TrainConfig
+
+    base = current_embedder(settings)[0] if args.query_only else args.base or TrainConfig().base_model
+    prefix = "query" if args.query_only else "emb"
+    name = args.name or (args.output.name if args.output else
+                         f"{prefix}-{Path(base).name}-{time.strftime('%Y%m%d-%H%M')}")
+    inputs = [*args.contexts, *([args.papers] if args.papers else [])]
+    output = model_folder("-o", args.output or embedders_dir(Path(settings.library)) / name, inputs=inputs,
+                          library=Path(settings.library), kind="citefinder_embedder")
+    return output, name
+
+
+def _check_into(settings: Any, into: Path) -> Path:
+    """``--into NEWDIR``: a new (or empty) folder, never a file, the library or a folder holding or inside it."""
+    from citefinder.text.safewrite import WritePlan
+
+    plan = WritePlan()
+    plan.protect_folder("the library folder", Path(settings.library))
+    return plan.target_folder("--into", into, ours=lambda _folder: False)  # a library is never overwritten
 
 
 def _train_query_only(args: argparse.Namespace, settings: Any, train_pairs: list, val_pairs: list, output: Path,
@@ -288,10 +311,7 @@ def _copy_library(settings: Any, model: Path, into: Path) -> int:
     from citefinder.cli.options import progress_bar
     from citefinder.library.store import Library
 
-    if into.exists() and any(into.iterdir()):
-        raise InputError(f"{into} exists and is not empty: give a new folder (a library is never overwritten).")
-    if into.resolve() == Path(settings.library).resolve():
-        raise InputError("--into must be a new folder, not the library itself.")
+    _check_into(settings, into)
     current, seq = current_embedder(settings)
     source = Library.open(settings.with_overrides(embedder=current, embed_max_seq_length=seq))
     target = Library.open(settings.with_overrides(library=into, embedder=str(model)))

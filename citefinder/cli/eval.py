@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from citefinder.errors import InputError
+
 METRICS = ("recall@1", "recall@5", "recall@10", "recall@20", "recall@100", "mrr", "ndcg@10")
 
 
@@ -29,7 +31,11 @@ def add_parser(sub: Any, common: Any) -> None:
     p.add_argument("--split", help="keep one split (train/test) where the file has them")
     p.add_argument("--limit", type=int, help="evaluate the first N items only")
     p.add_argument("--stages", help="stages to print, comma-separated (default: every agent that ran, fused, reranked)")
-    p.add_argument("--out", type=Path, help="write the full results (settings, metrics, outcomes) as JSON")
+    p.add_argument("--out", type=Path, help="write the full results (settings, metrics, outcomes) as JSON (never "
+                   "over an input, a .bib or inside the library)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an --out file that is read-only or that CiteFinder did not write for this "
+                        "evaluation, keeping NAME.bak of it (never an input or a .bib)")
     g = p.add_argument_group("ablations")
     g.add_argument("--fusion", choices=("learned", "rrf", "max"))
     g.add_argument("--agents", help="retrieval agents to run, comma-separated (default: setting CITEFINDER_AGENTS)")
@@ -65,8 +71,9 @@ def run(args: argparse.Namespace, settings: Any) -> int:
     if args.rerank_blend:
         changes["rerank_blend"] = args.rerank_blend
     settings = settings.with_overrides(**changes) if changes else settings
+    plan = _plan(args, settings)  # before any work: --out is never one of the inputs
     if args.drafts:
-        return run_drafts(args, settings)
+        return run_drafts(args, settings, plan)
     items = load_items(args.dataset, split=args.split, limit=args.limit)
     pipeline = Pipeline(settings, Library.open(settings))
 
@@ -77,18 +84,57 @@ def run(args: argparse.Namespace, settings: Any) -> int:
                           progress=lambda n, total, _o: bar.update(n - bar.n))
     stages = [s for s in args.stages.split(",") if s] if args.stages else list(result["stages"])
     print(format_table(result, stages))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False))
-        print(f"results written to {args.out}")
+    _write(args, plan, result)
     return 0
 
 
-def run_drafts(args: argparse.Namespace, settings: Any) -> int:
+def _plan(args: argparse.Namespace, settings: Any) -> Any:
+    """Where ``--out`` may go: never over the dataset, the drafts' files (their folder), the memory file, a .bib,
+    nor inside the library, the drafts' folder or ``--libraries`` (checked here, before any work)."""
+    from citefinder.cli.outputs import plan_output
+
+    if args.libraries is not None and args.drafts is not None:
+        _check_libraries(args.libraries, args.drafts)
+    if args.out is None:
+        return None
+    inputs = {"the dataset": [args.dataset] if args.dataset else [],
+              "the memory file": [args.memory] if args.memory else []}
+    plan = plan_output("--out", args.out, inputs=inputs, owner=args.dataset or args.drafts, force=args.force,
+                       library=None if args.drafts else Path(settings.library), of="this evaluation", parents=True)
+    if args.drafts is not None:
+        plan.protect_folder("the drafts folder", args.drafts)
+    if args.libraries is not None:
+        plan.protect_folder("the --libraries folder", args.libraries)
+    return plan
+
+
+def _check_libraries(libraries: Path, drafts: Path) -> None:
+    """``--libraries`` holds one library folder per paper, replaced when its .bib changes: never a file, nor the
+    drafts' folder or a folder inside it."""
+    from citefinder.text.safewrite import resolve
+
+    folder, root = resolve(libraries), resolve(drafts)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--libraries {libraries} is a file; give a folder (nothing was written).")
+    if folder == root or root in folder.parents:
+        raise InputError(f"--libraries {libraries} is inside the drafts folder {root}; give a folder outside it "
+                         "(nothing was written).")
+
+
+def _write(args: argparse.Namespace, plan: Any, result: dict[str, Any]) -> None:
+    if plan is None:
+        return
+    from citefinder.cli.outputs import said_backups
+
+    plan.put(args.out, json.dumps(result, indent=1, ensure_ascii=False).encode("utf-8"))
+    said_backups(plan.commit())
+    print(f"results written to {args.out}")
+
+
+def run_drafts(args: argparse.Namespace, settings: Any, plan: Any = None) -> int:
     """``citefinder eval --drafts``: real drafts against their own bibliographies, scored by key."""
     import tempfile
 
-    from citefinder.errors import InputError
     from citefinder.evaluate.drafts import evaluate_drafts
 
     root = args.drafts
@@ -107,10 +153,7 @@ def run_drafts(args: argparse.Namespace, settings: Any) -> int:
         result = evaluate_drafts(root, papers, settings, libraries, bib_name=args.bib, memory=args.memory,
                                  progress=lambda name, n, total: print(f"[{n}/{total}] {name}", flush=True))
     print(format_table(result, list(result["stages"]), metrics=DRAFT_METRICS))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False))
-        print(f"results written to {args.out}")
+    _write(args, plan, result)
     return 0
 
 

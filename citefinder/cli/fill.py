@@ -42,8 +42,8 @@ def add_fill_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--in-place", action="store_true",
                    help="write the filled .tex files over themselves, each kept first as FILE.bak (FILE.bak.1 ...)")
     p.add_argument("--force", action="store_true",
-                   help="replace an output that is read-only or that CiteFinder did not write for this draft "
-                        "(never one of the draft's files, a .bib or the library)")
+                   help="replace an output you named that is read-only or that CiteFinder did not write for this "
+                        "draft, keeping NAME.bak of it (never one of the draft's files, a .bib or the library)")
     p.add_argument("--cite-command", default="\\cite", metavar="CMD",
                    help="command for plain [CITATION] markers, e.g. citep or autocite (default \\cite); "
                         "\\citep{?}-style placeholders keep their own command")
@@ -101,6 +101,9 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
 
     command = normalize_command(args.cite_command)
     project = read_draft(args.draft)
+    if args.in_place and not project.latex:
+        raise InputError(f"--in-place rewrites the files of a LaTeX project; {args.draft.name} is not one: drop "
+                         "--in-place, and give -o FILE for the filled draft (nothing was written).")
     output, bib_out = output_flags(args)
     bibs = [b.expanduser().resolve() for b in args.bib or []]
     if not bibs and bib_out is None and project.bibliographies:

@@ -23,7 +23,11 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None] | Non
                    help="dspy.BootstrapFewShot (default) or dspy.MIPROv2 (needs optuna; many more LLM calls)")
     p.add_argument("--demos", type=int, default=3, help="few-shot demos in the compiled prompt (default 3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the candidate shuffle and the optimizer")
-    p.add_argument("-o", "--output", type=Path, help="also write the program to this .json file")
+    p.add_argument("-o", "--output", type=Path, help="also write the program to this .json file (never over the "
+                   "examples, a .bib or inside the library)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an -o file that is read-only or that CiteFinder did not write for these examples, "
+                        "keeping NAME.bak of it (never an input or a .bib)")
     if common is not None:
         common(p)
 
@@ -35,6 +39,12 @@ def run(args: argparse.Namespace, settings: Any) -> int:
     from citefinder.library.store import Library
     from citefinder.train.optimize import optimize
 
+    plan = None
+    if args.output is not None:  # before any work: never over the examples, a .bib, or inside the library
+        from citefinder.cli.outputs import plan_output
+
+        plan = plan_output("-o", args.output, inputs={"the examples": [args.examples]}, owner=args.examples,
+                           force=args.force, library=Path(settings.library), of="these examples", parents=True)
     items = load_items(args.examples, split=args.split, limit=args.limit)
     library = Library.open(settings)
     bars: dict[str, tqdm] = {}
@@ -52,7 +62,7 @@ def run(args: argparse.Namespace, settings: Any) -> int:
 
     try:
         report = optimize(settings, items, library, optimizer=args.optimizer, demos=args.demos, seed=args.seed,
-                          output=args.output, source=args.examples.name, progress=progress)
+                          source=args.examples.name, progress=progress)
     finally:
         for bar in bars.values():
             bar.close()
@@ -63,6 +73,10 @@ def run(args: argparse.Namespace, settings: Any) -> int:
     for reason in report.skipped[:20]:
         print(f"  skipped {reason}")
     print(f"program saved: {report.program} (the LLM selector now uses it)")
-    if report.copy:
-        print(f"copy written to {report.copy}")
+    if plan is not None:
+        from citefinder.cli.outputs import said_backups
+
+        plan.put(args.output, report.program.read_bytes())
+        said_backups(plan.commit())
+        print(f"copy written to {args.output}")
     return 0

@@ -22,13 +22,14 @@ def cited_name(draft: Path) -> Path:
 
 def project_plan(project: Any, bibs: Iterable[Path], library_folder: Path | None, *, in_place: bool = False,
                  force: bool = False) -> WritePlan:
-    """A plan that protects ``project`` (its .tex files editable in place only with ``in_place``), ``bibs``,
-    the .bib files the project names, the library folder and the files linked to it."""
+    """A plan that protects ``project`` (a LaTeX project's files, the ``.txt`` it ``\\input``s too, editable in
+    place only with ``in_place``), ``bibs``, the .bib files the project names, the library folder and the files
+    linked to it."""
     from citefinder.library.link import linked_paths
 
     plan = WritePlan(draft=project.main, force=force)
     for i, f in enumerate(project.files):
-        editable = in_place and project.latex and f.path.suffix.lower() == ".tex"
+        editable = in_place and project.latex  # every file TeX reads: a slot in an \input .txt is filled there
         plan.protect("the draft" if i == 0 else "a file of the draft", [f.path], editable=editable)
     plan.protect("your bibliography", bibs)
     plan.protect("a .bib the draft names", getattr(project, "bibliographies", ()))
@@ -39,9 +40,11 @@ def project_plan(project: Any, bibs: Iterable[Path], library_folder: Path | None
 
 
 def said_backups(done: Iterable[tuple[Path, Path | None]]) -> None:
+    """One line per file replaced with a backup kept (``--in-place``, ``--force``, a second ``--fix``)."""
     for path, bak in done:
         if bak is not None:
-            print(f"  kept the original of {path.name} as {bak.name}", file=sys.stderr)
+            where = bak.name if bak.parent == path.parent else str(bak)
+            print(f"  kept the original of {path.name} as {where}", file=sys.stderr)
 
 
 def project_copies(project: Any, changed: Mapping[int, str], copy_of: Callable[[int], Path], *,
@@ -94,3 +97,29 @@ def point_includes(project: Any, file: int, text: str, moved: Mapping[Path, Path
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def plan_output(label: str, path: Path, *, inputs: Mapping[str, Iterable[Path]], owner: Path | None, force: bool,
+                library: Path | None = None, of: str = "this input", parents: bool = False) -> WritePlan:
+    """The plan of a command that writes one file (``eval --out``, ``optimize -o``, ``reranker examples-from-latex
+    -o``): ``inputs`` (what they are -> the files) and the library folder protected, ``path`` checked now, before
+    any work (InputError, one line, when refused)."""
+    plan = WritePlan(draft=owner, force=force, of=of)
+    for what, paths in inputs.items():
+        plan.protect(what, paths)
+    if library is not None:
+        plan.protect_folder("the library folder", library)
+    plan.target(label, path, parents=parents)
+    return plan
+
+
+def model_folder(label: str, path: Path, *, inputs: Iterable[Path], library: Path, kind: str) -> Path:
+    """Check before training that a model folder may be written at ``path``: not a file, not an input nor a folder
+    holding one, not the library folder nor one holding it (inside it is where models go), and new, empty or a
+    model of ``kind`` (``citefinder_reranker``, ``citefinder_embedder``: its card says so) CiteFinder trained."""
+    from citefinder.rank.cards import read_card
+
+    plan = WritePlan()
+    plan.protect("an input of this run", inputs)
+    plan.protect_folder("the library folder", library, inside_ok=True)
+    return plan.target_folder(label, path, ours=lambda folder: bool((read_card(folder) or {}).get(kind)))

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from citefinder.cli.outputs import said_backups
 from citefinder.errors import CitefinderError, InputError
 
 TOP_NS = (20, 50, 100)
@@ -67,7 +68,11 @@ def add_parser(subparsers: Any) -> None:
     p = sub.add_parser("examples-from-latex", help="training examples from a LaTeX paper and its .bib")
     p.add_argument("tex", type=Path, help="the paper (.tex)")
     p.add_argument("bib", nargs="+", type=Path, help="its BibTeX file(s)")
-    p.add_argument("-o", "--output", type=Path, help="JSONL to write (default: standard output)")
+    p.add_argument("-o", "--output", type=Path, help="JSONL to write (default: standard output); never the paper, "
+                   "its files or a .bib")
+    p.add_argument("--force", action="store_true",
+                   help="replace an -o file that is read-only or that CiteFinder did not write for this paper, "
+                        "keeping NAME.bak of it (never the paper's files or a .bib)")
     p.add_argument("--context-sentences", type=int, default=1, help="sentences on each side of the cite (default 1)")
     _library_args(p)
 
@@ -114,6 +119,7 @@ def format_report(report: dict[str, dict[str, float]]) -> str:
 
 
 def cmd_train(args: argparse.Namespace, settings: Any) -> int:
+    from citefinder.cli.outputs import model_folder
     from citefinder.library.store import Library
     from citefinder.rank.cards import rerankers_dir
     from citefinder.rank.rerank import CrossEncoderReranker
@@ -127,6 +133,11 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
         base_model=args.base, epochs=args.epochs, batch_size=args.batch_size, max_length=args.max_length,
         learning_rate=args.lr, negatives=args.negatives, seed=args.seed,
     )
+    name = args.name or f"ce-{Path(config.base_model).name}-{time.strftime('%Y%m%d-%H%M')}"
+    # checked before any work: never over an input, the library or a folder CiteFinder did not make
+    output = model_folder("-o", args.output or rerankers_dir(Path(settings.library)) / name,
+                          inputs=[*args.examples, *(args.validation or [])], library=Path(settings.library),
+                          kind="citefinder_reranker")
     items = load_examples(args.examples)
     if not items:
         raise InputError(f"No answerable examples with gold papers in {', '.join(map(str, args.examples))}.")
@@ -156,8 +167,6 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
                                            progress=lambda done, total: bar.update(done - bar.n))
         bar.close()
 
-    name = args.name or f"ce-{Path(config.base_model).name}-{time.strftime('%Y%m%d-%H%M')}"
-    output = args.output or rerankers_dir(library.path) / name
     bar = _bar("training", "step")
 
     def on_step(p: Any) -> None:
@@ -200,12 +209,14 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
 
 def cmd_examples_from_latex(args: argparse.Namespace, settings: Any) -> int:
     from citefinder.library.store import Library
-    from citefinder.train.examples import examples_from_latex, write_examples
+    from citefinder.train.examples import examples_from_latex, examples_jsonl
 
+    plan = _examples_plan(args, settings) if args.output else None  # before any work
     library = Library.open(settings)
     found = examples_from_latex(args.tex, args.bib, library, context_sentences=args.context_sentences)
-    if args.output:
-        write_examples(args.output, found.records)
+    if plan is not None:
+        plan.put(args.output, examples_jsonl(found.records))
+        said_backups(plan.commit())
     else:
         for record in found.records:
             print(json.dumps(record, ensure_ascii=False))
@@ -218,6 +229,23 @@ def cmd_examples_from_latex(args: argparse.Namespace, settings: Any) -> int:
     if found.dropped:
         print(f"  {found.dropped} citations dropped: none of their keys resolved", file=out)
     return 0 if found.records else 1
+
+
+def _examples_plan(args: argparse.Namespace, settings: Any) -> Any:
+    """Where ``examples-from-latex -o`` may write: never over the paper, the files it reads, its .bib files
+    or inside the library."""
+    from citefinder.cli.outputs import plan_output
+
+    files = [args.tex]
+    if args.tex.is_file():
+        from citefinder.text.project import read_project
+
+        try:
+            files += [f.path for f in read_project(args.tex).files]
+        except CitefinderError:
+            pass  # the paper itself stays protected; its reading error is said by the run
+    return plan_output("-o", args.output, inputs={"the paper": files, "its bibliography": args.bib}, owner=args.tex,
+                       force=args.force, library=Path(settings.library), of="this paper")
 
 
 def _count(via: dict[str, str]) -> dict[str, int]:

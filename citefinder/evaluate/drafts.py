@@ -51,12 +51,17 @@ def open_draft_library(settings: Any, bib: Path, folder: Path, embedder: Any = N
     digest = hashlib.sha1(bib.read_bytes()).hexdigest()
     stamp = folder / "source.sha1"
     if folder.exists() and (not stamp.exists() or stamp.read_text().strip() != digest):
+        if any(folder.iterdir()) and not (folder / "library.json").is_file():  # only a library it made is replaced
+            from citefinder.errors import InputError
+
+            raise InputError(f"{folder} is not a library CiteFinder made; choose another --libraries folder "
+                             "(nothing was removed).")
         shutil.rmtree(folder)
     fresh = not folder.exists()
     library = Library.open(settings.with_overrides(library=folder), embedder=embedder)
     if fresh or library.count() == 0:
         library.import_files([bib])
-        stamp.write_text(digest)
+        stamp.write_text(digest)  # inside the library folder CiteFinder made: its own file
     return library
 
 

@@ -1,15 +1,13 @@
 """``library.json``: what a library folder holds (embedder, collection, generation, expected counts).
 
-Written atomically (a unique temporary file, fsync, rename) and only by the process holding the
-folder's write lock (:mod:`citefinder.library.lockfile`); readers only read it.
+Written atomically through the one writer (:func:`citefinder.text.safewrite.atomic_replace`) and only by the
+process holding the folder's write lock (:mod:`citefinder.library.lockfile`); readers only read it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +35,8 @@ def read_manifest(path: Path) -> dict[str, Any]:
 
 
 def write_manifest(path: Path, manifest: dict[str, Any]) -> None:
-    """Replace the manifest atomically; two writers never share a temporary file."""
-    path = Path(path)
-    tmp = path / f"{MANIFEST}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    try:
-        with open(tmp, "w") as f:
-            f.write(json.dumps(manifest, indent=2))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path / MANIFEST)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Replace the manifest atomically, through the one writer (a temporary file made exclusively, fsync,
+    rename; two writers never share a temporary file)."""
+    from citefinder.text.safewrite import atomic_replace
+
+    atomic_replace(Path(path) / MANIFEST, json.dumps(manifest, indent=2).encode("utf-8"))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from citefinder.errors import InputError
 from citefinder.text.decode import binary_kind, decode_keeping_encoding
+from citefinder.text.encodings import unencodable
 from citefinder.text.fill import SlotKeys, fill_draft
 from citefinder.text.latex import Include, LatexScan, scan_latex
 from citefinder.types import Slot
@@ -42,8 +43,9 @@ class SourceFile:
         try:
             return self.bom + text.encode(self.encoding)
         except UnicodeEncodeError as e:
-            raise InputError(f"{self.path.name} is written in {self.encoding}, which cannot hold "
-                             f"{text[e.start:e.end]!r}; use keys of plain letters and digits.") from e
+            original = self.text.encode(self.encoding, "replace")  # the file as read: which bytes it holds
+            raise InputError(f"{unencodable(self.path, text, self.encoding, e, original)}; use keys of plain "
+                             "letters and digits.") from e
 
 
 @dataclass(frozen=True)

@@ -1,40 +1,49 @@
-"""The one way CiteFinder writes a file the user can see (fill, check, exports, the memory's exports, the
-Cite page's workspace, a library's link state): plan, then commit.
+"""The one way CiteFinder writes a file the user can see (every command's outputs: fill, check, eval, optimize,
+the training commands' examples and model folders; the Cite page's workspace and .bib copies, settings, a
+library's link state and manifest): plan, then commit.
 
 A :class:`WritePlan` first learns what must never be written (the draft and every file it reads, every .bib
-it names, every linked file, the library folder) and where each output goes; each target is resolved
-(``~``, ``..``, symlinks; a hard link or another spelling of a protected file is the same inode) and
+it names, every input of the command, the library folder) and where each output goes; each target is resolved
+as the operating system will open it (``~``, then symlinks component by component, so ``..`` after a linked
+folder goes where the link leads; a hard link or another spelling of a protected file is the same inode) and
 refused in one line *before* any work is done when it is, or would replace, a protected file or a folder,
-when it is read-only (unless ``force``), or when it exists and is not a file CiteFinder wrote for this
-draft (unless ``force``). :meth:`WritePlan.commit` then encodes every file (every encoding failure said,
-all together, before anything is touched), keeps ``FILE.bak`` (``FILE.bak.1`` ... never over an older
-backup) of each file replaced in place, writes every file to a temporary file beside it with the mode of
-the file it replaces, and only then renames each over its target. What was written is remembered in
-``.citefinder-written.json`` beside it (:mod:`citefinder.text.written`): which draft it belongs to and,
-for a ``.tex``, the cites CiteFinder put there, so that learning can tell them from the user's own.
+CiteFinder's own record, a backup this run keeps, an existing .bib it did not write (even with ``force``), a
+read-only file (unless ``force``), or an existing file that is not one CiteFinder wrote for this draft (unless
+``force``, which keeps ``FILE.bak`` of it). The name of every backup the run will keep (``FILE.bak``,
+``FILE.bak.1`` ... never over an older one) is chosen then too, so no output can take it.
+:meth:`WritePlan.commit` encodes every file (every encoding failure said, all together, before anything is
+touched) and writes them, with the record of what was written (``.citefinder-written.json`` beside them:
+which draft each belongs to and, for a ``.tex``, the cites CiteFinder put there, so that learning can tell
+them from the user's own), all or nothing through :func:`citefinder.text.staging.write_all`: temporary files
+made by ``mkstemp`` beside each target with the mode of the file it replaces, renamed over them only once
+every one is written; on a failure every file is put back and every backup made is removed.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from citefinder.errors import InputError
-from citefinder.text import written
+from citefinder.text import staging, written
+from citefinder.text.encodings import describe_encoding, unencodable
 
 log = logging.getLogger(__name__)
 
-__all__ = ["WritePlan", "atomic_write", "backup", "describe_encoding", "resolve"]
+__all__ = ["WritePlan", "atomic_replace", "atomic_write", "describe_encoding", "resolve", "unencodable"]
+
+FORCE_NEVER = "--force replaces only an output you named, never a .bib or a file of the draft"
 
 
 def resolve(path: Path | str) -> Path:
-    """``path`` absolute, with ``~``, ``..`` and symlinks resolved (a missing file resolves as far as it can)."""
-    return Path(os.path.abspath(Path(path).expanduser())).resolve()
+    """``path`` absolute, ``~`` expanded and every symlink resolved component by component, as the operating
+    system opens it (``link/../x`` is ``x`` beside the link's target, not beside the link); a missing file
+    resolves as far as it can."""
+    return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -50,72 +59,20 @@ def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def describe_encoding(codec: str, original: bytes | None = None) -> str:
-    """The name a user knows for a file's encoding: a one-byte file without Windows-only bytes is Latin-1."""
-    if codec.lower() in ("cp1252", "windows-1252", "latin-1", "latin1", "iso-8859-1"):
-        if original is not None and not any(0x80 <= b <= 0x9F for b in original):
-            return "Latin-1 (ISO-8859-1)"
-        return "Windows-1252"
-    return {"utf-8": "UTF-8", "utf-8-sig": "UTF-8"}.get(codec.lower(), codec)
-
-
-def _offending_key(text: str, start: int, end: int) -> str:
-    """The key (or word) around ``text[start:end]``: what the user must change."""
-    stops = "{},\\ \t\r\n"
-    a, b = start, end
-    while a > 0 and text[a - 1] not in stops:
-        a -= 1
-    while b < len(text) and text[b] not in stops:
-        b += 1
-    return text[a:b]
-
-
 def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Write ``path`` whole or not at all: a temporary file beside it (with the mode of the file it replaces,
-    or ``mode``), flushed, then renamed over it. For CiteFinder's own files (state, workspace) and as the
-    last step of :meth:`WritePlan.commit`."""
-    tmp = _stage(path, data, mode)
+    """Write ``path`` whole or not at all: a temporary file made exclusively beside it (with the mode of the
+    file it replaces, or ``mode``), flushed, then renamed over it. For CiteFinder's own files (state,
+    workspace, settings), which no plan protects; a failure is an InputError saying nothing changed."""
     try:
-        os.replace(tmp, path)
+        staging.replace(Path(path), data, mode)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"Cannot write {path}: {e.strerror or e}") from e
-
-
-def _stage(path: Path, data: bytes, mode: int | None) -> Path:
-    tmp = path.with_name(f".{path.name}.citefinder-tmp")
-    try:
-        if mode is None:
-            try:
-                mode = stat.S_IMODE(path.stat().st_mode)
-            except OSError:
-                mode = None
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode | stat.S_IWUSR)  # writable by its owner until renamed (then the file's own mode)
-            os.chmod(tmp, mode)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise InputError(f"Cannot write {path}: {e.strerror or e}; nothing was changed.") from e
-    return tmp
 
 
-def backup(path: Path) -> Path:
-    """Copy ``path`` to ``path.bak`` (``.bak.1``, ``.bak.2`` ... when that exists: no backup is overwritten),
-    bytes and mode."""
-    target = path.with_name(path.name + ".bak")
-    n = 1
-    while target.exists() or target.is_symlink():
-        target = path.with_name(f"{path.name}.bak.{n}")
-        n += 1
-    try:
-        shutil.copy2(path, target)
-    except OSError as e:
-        raise InputError(f"Cannot back up {path} to {target}: {e.strerror or e}; nothing was changed.") from e
-    return target
+def atomic_replace(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """:func:`atomic_write` raising the OSError itself (a library's manifest: its caller says what the failed
+    step means for the library)."""
+    staging.replace(Path(path), data, mode)
 
 
 @dataclass
@@ -133,17 +90,20 @@ class _Put:
 class WritePlan:
     """Where one command may write, checked before it works and committed all at once.
 
-    ``draft``: the draft the outputs belong to (an existing output CiteFinder wrote for another draft, or
-    that it never wrote, is not replaced without ``force``). ``force``: replace a read-only file, or a file
-    CiteFinder did not write."""
+    ``draft``: the input the outputs belong to (an existing output CiteFinder wrote for another, or that it
+    never wrote, is not replaced without ``force``); ``of``: what that input is called in a refusal.
+    ``force``: replace a read-only file, or a file CiteFinder did not write (keeping ``FILE.bak`` of it);
+    never a protected file, nor an existing .bib CiteFinder did not write."""
 
     draft: Path | None = None
     force: bool = False
+    of: str = "this draft"
     protected: list[tuple[str, Path]] = field(default_factory=list)
-    folders: list[tuple[str, Path]] = field(default_factory=list)
+    folders: list[tuple[str, Path, bool]] = field(default_factory=list)
     editable: set[Path] = field(default_factory=set)
     targets: dict[Path, tuple[str, bool]] = field(default_factory=dict)
-    kept: set[Path] = field(default_factory=set)
+    backups: dict[Path, Path] = field(default_factory=dict)
+    parents: set[Path] = field(default_factory=set)
     puts: list[_Put] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -160,47 +120,99 @@ class WritePlan:
         for target, (label, in_place) in self.targets.items():
             self._check_protected(label, target, in_place)
 
-    def protect_folder(self, what: str, folder: Path | str) -> None:
-        """Never write anything inside ``folder`` (the library's folder)."""
+    def protect_folder(self, what: str, folder: Path | str, *, inside_ok: bool = False) -> None:
+        """Never write anything inside ``folder`` (the library's folder), nor replace a folder holding it
+        (``inside_ok``: a model folder may go inside it, e.g. ``<library>/rerankers/NAME``)."""
         r = resolve(folder)
-        self.folders.append((what, r))
+        self.folders.append((what, r, inside_ok))
         for target, (label, _) in self.targets.items():
             self._check_folders(label, target)
 
-    def target(self, label: str, path: Path | str, *, in_place: bool = False, keep: bool = False) -> Path:
+    def target(self, label: str, path: Path | str, *, in_place: bool = False, keep: bool = False,
+               parents: bool = False) -> Path:
         """Check now that ``path`` may be written (InputError, one line, when not); its resolved path.
         ``in_place``: the file is one of the draft's and is replaced on purpose (a backup is kept first);
-        ``keep``: an earlier output there is kept as a backup too."""
+        ``keep``: an earlier output there is kept as a backup too; ``parents``: missing folders above it
+        are made when it is written."""
         r = resolve(path)
         if r.is_dir():
             raise InputError(f"{label} {path} is a folder; give a file name (nothing was written).")
-        if not r.parent.is_dir():
+        folder = next((f for f in (r.parent, *r.parent.parents) if f.exists()), r.parent)
+        if folder != r.parent and not parents or not folder.is_dir():
             raise InputError(f"{label} {path}: the folder {r.parent} does not exist (nothing was written).")
+        if r.name == written.MANIFEST or r.name.endswith((staging.TMP_SUFFIX, ".citefinder-undo")):
+            raise InputError(f"{label} {path} is a name CiteFinder keeps for its own files; choose another file "
+                             "name (nothing was written).")
         earlier = self.targets.get(r)
         if earlier is not None and earlier[0] != label:
             raise InputError(f"{label} {path} is also {earlier[0]}; give two different files (nothing was written).")
+        of = next((o for o, b in self.backups.items() if b == r and o != r), None)
+        if of is not None:
+            raise InputError(f"{label} {path} is the name of the backup this run keeps of {of.name}; choose "
+                             "another file name (nothing was written).")
         self._check_protected(label, r, in_place)
         self._check_folders(label, r)
-        if r.exists() and not self.force:
-            if not os.access(r, os.W_OK) or not stat.S_IMODE(r.stat().st_mode) & stat.S_IWUSR:
-                raise InputError(f"{label} {path} is read-only; CiteFinder does not replace it unless you give "
-                                 "--force (nothing was written).")
-            if not in_place and not written.is_ours(r, self.draft):
-                raise InputError(f"{label} {path} exists and is not a file CiteFinder wrote for this draft; "
-                                 "choose another name, or give --force to replace it (nothing was written).")
+        if r.exists() and earlier is None:
+            self._check_existing(label, path, r, in_place=in_place, keep=keep)
         self.targets[r] = (label, in_place)
-        if keep:
-            self.kept.add(r)
+        if parents:
+            self.parents.add(r)
+        return r
+
+    def _check_existing(self, label: str, path: Path | str, r: Path, *, in_place: bool, keep: bool) -> None:
+        ours = written.is_ours(r, self.draft)
+        if r.suffix.lower() == ".bib" and not ours and not in_place:
+            raise InputError(f"{label} {path} is a .bib CiteFinder did not write; it is never replaced, even with "
+                             f"--force ({FORCE_NEVER}). Choose another file name (nothing was written).")
+        read_only = not os.access(r, os.W_OK) or not stat.S_IMODE(r.stat().st_mode) & stat.S_IWUSR
+        if read_only and not self.force:
+            raise InputError(f"{label} {path} is read-only; CiteFinder does not replace it unless you give "
+                             "--force (nothing was written).")
+        if not in_place and not ours and not self.force:
+            raise InputError(f"{label} {path} exists and is not a file CiteFinder wrote for {self.of}; "
+                             "choose another name, or give --force to replace it (nothing was written).")
+        if in_place or keep or read_only or not ours:  # --force keeps what it replaces
+            self.backups[r] = self._backup_name(r)
+
+    def _backup_name(self, r: Path) -> Path:
+        """The first free ``NAME.bak``, ``NAME.bak.1`` ...: not a file, nor an output or backup of this run."""
+        name, n = r.with_name(r.name + ".bak"), 1
+        while self._taken(name):
+            name, n = r.with_name(f"{r.name}.bak.{n}"), n + 1
+        return name
+
+    def _taken(self, p: Path) -> bool:
+        return p.exists() or p.is_symlink() or p in self.targets or p in self.backups.values()
+
+    def target_folder(self, label: str, path: Path | str, *, ours: Callable[[Path], bool]) -> Path:
+        """Check now that a folder may be written at ``path`` (a model, a new library): not a file, not
+        holding or inside a protected file or folder, and new, empty, or a folder ``ours`` says CiteFinder
+        made (replaced whole once the new one is complete); its resolved path."""
+        r = resolve(path)
+        if r.exists() and not r.is_dir():
+            raise InputError(f"{label} {path} is a file, not a folder; give a new folder (nothing was written).")
+        for what, p in self.protected:
+            if _under(p, r):
+                where = "is" if p == r else f"holds {p.name}, which is"
+                raise InputError(f"{label} {path} {where} {what}; give a new folder (nothing was written).")
+        for what, f, inside_ok in self.folders:
+            if _under(f, r) or (_under(r, f) and not inside_ok):
+                where = "is" if f == r else ("holds" if _under(f, r) else "is inside")
+                raise InputError(f"{label} {path} {where} {what} {f}; give a new folder (nothing was written).")
+        if r.is_dir() and any(r.iterdir()) and not ours(r):
+            raise InputError(f"{label} {path} exists, is not empty and is not a folder CiteFinder made for this; "
+                             "give a new folder (nothing was written).")
         return r
 
     def _check_protected(self, label: str, target: Path, in_place: bool) -> None:
         for what, p in self.protected:
             if _same(target, p) and not (in_place and target in self.editable and target == p):
-                raise InputError(f"{label} {target} is {what}; it would be overwritten. Choose another file name "
-                                 "(nothing was written).")
+                also = f"; {FORCE_NEVER}" if self.force else ""
+                raise InputError(f"{label} {target} is {what}; it would be overwritten{also}. Choose another file "
+                                 "name (nothing was written).")
 
     def _check_folders(self, label: str, target: Path) -> None:
-        for what, folder in self.folders:
+        for what, folder, _ in self.folders:
             if _under(target, folder):
                 raise InputError(f"{label} {target} is inside {what} {folder}; choose a file outside it "
                                  "(nothing was written).")
@@ -216,7 +228,8 @@ class WritePlan:
         self.puts.append(_Put(self.targets[r][0], r, text, codec, bom, tuple(cites), source))
 
     def commit(self) -> list[tuple[Path, Path | None]]:
-        """Write every queued file, all or nothing: (path, its backup or None) per file written."""
+        """Write every queued file and the record of them, all or nothing: (path, its backup or None) per
+        file written."""
         encoded: list[tuple[_Put, bytes]] = []
         problems = []
         for put in self.puts:
@@ -226,33 +239,13 @@ class WritePlan:
             try:
                 encoded.append((put, put.bom + put.text.encode(put.codec)))
             except UnicodeEncodeError as e:
-                source = put.source or put.path
-                original = source.read_bytes() if source.is_file() else None
-                key = _offending_key(put.text, e.start, e.end)
-                problems.append(f"{source.name} is written in {describe_encoding(put.codec, original)}, which "
-                                f"cannot hold {put.text[e.start:e.end]!r} (in {key!r})")
+                problems.append(unencodable(put.source or put.path, put.text, put.codec, e))
         if problems:
             raise InputError("; ".join(problems) + ". Nothing was written: use keys of plain letters and digits.")
-        backups: dict[Path, Path] = {}
-        staged: list[tuple[Path, Path]] = []
-        try:
-            for put, data in encoded:
-                if (self.targets[put.path][1] or put.path in self.kept) and put.path.exists():
-                    backups[put.path] = backup(put.path)
-                staged.append((_stage(put.path, data, None), put.path))
-        except InputError:
-            for tmp, _ in staged:
-                tmp.unlink(missing_ok=True)
-            raise
-        done = []
-        for tmp, path in staged:
-            try:
-                os.replace(tmp, path)
-            except OSError as e:
-                tmp.unlink(missing_ok=True)
-                raise InputError(f"Cannot write {path}: {e.strerror or e}") from e
-            done.append((path, backups.get(path)))
-        for put, data in encoded:
-            written.remember(put.path, data, self.draft, put.cites)
+        steps = [staging.Step(put.path, data, self.backups.get(put.path), put.path in self.parents)
+                 for put, data in encoded]
+        notes = written.records((put.path, data, self.draft, put.cites) for put, data in encoded)
+        steps += [staging.Step(path, data) for path, data in notes.items()]
+        kept = staging.write_all(steps, taken=lambda p: p in self.targets)
         self.puts = []
-        return done
+        return [(put.path, kept.get(put.path)) for put, _ in encoded]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,23 +74,31 @@ def is_ours(path: Path, draft: Path | None) -> bool:
     return same and (draft is None or entry.get("draft") in (None, str(draft)))
 
 
-def remember(path: Path, data: bytes, draft: Path | None, cites: Sequence[Cite]) -> None:
-    """Note that ``data`` was written to ``path`` for ``draft`` with ``cites`` (added to those noted before)."""
-    state = _load(path.parent)
+def records(entries: Iterable[tuple[Path, bytes, Path | None, Sequence[Cite]]]) -> dict[Path, bytes]:
+    """The record files that note ``entries`` (path, bytes written, draft, cites): each folder's
+    ``.citefinder-written.json`` -> its new bytes. Written by the safe writer in the same all-or-nothing
+    step as the files themselves (a file whose record is missing would be learned from as the user's)."""
+    states: dict[Path, dict[str, Any]] = {}
+    for path, data, draft, cites in entries:
+        state = states.setdefault(path.parent, _load(path.parent))
+        remember(state, path, data, draft, cites)
+    return {folder / MANIFEST: json.dumps(state, indent=1, ensure_ascii=False).encode("utf-8")
+            for folder, state in states.items()}
+
+
+def remember(state: dict[str, Any], path: Path, data: bytes, draft: Path | None, cites: Sequence[Cite]) -> None:
+    """Note in ``state`` (a folder's record) that ``data`` was written to ``path`` for ``draft`` with ``cites``
+    (added to those noted before)."""
     files = state.setdefault("files", {})
-    earlier = files.get(path.name) if isinstance(files.get(path.name), dict) else {}
+    if not isinstance(files, dict):
+        files = state["files"] = {}
+    found = files.get(path.name)
+    earlier: dict[str, Any] = found if isinstance(found, dict) else {}
     known = [Cite(c["key"], c["before"]) for c in earlier.get("cites", []) if isinstance(c, dict)
              and isinstance(c.get("key"), str) and isinstance(c.get("before"), str)]
     merged = list(dict.fromkeys([*known, *cites]))
     files[path.name] = {"sha256": _sha(data), "draft": str(draft) if draft else None,
                         "cites": [{"key": c.key, "before": c.before} for c in merged]}
-    tmp = path.parent / f".{MANIFEST}.tmp"
-    try:
-        tmp.write_text(json.dumps(state, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path.parent / MANIFEST)
-    except OSError as e:  # the file itself was written; only the note of it is missing
-        tmp.unlink(missing_ok=True)
-        log.warning("could not note what was written to %s: %s", path, e)
 
 
 @dataclass(frozen=True)

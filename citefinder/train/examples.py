@@ -71,11 +71,11 @@ def example_record(item: EvalItem, **extra: Any) -> dict[str, Any]:
     return {**record, **{k: v for k, v in extra.items() if v not in (None, "", [], ())}}
 
 
-def write_examples(path: Path, records: Iterable[dict[str, Any]]) -> int:
-    """Write JSONL records; returns how many."""
+def examples_jsonl(records: Iterable[dict[str, Any]]) -> bytes:
+    """JSONL records as the bytes of a file (written by the caller through the one writer,
+    :mod:`citefinder.text.safewrite`, which refuses to write over the paper or its .bib)."""
     lines = [json.dumps(r, ensure_ascii=False) for r in records]
-    Path(path).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
-    return len(lines)
+    return ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
 
 
 # --- LaTeX -------------------------------------------------------------------------------------

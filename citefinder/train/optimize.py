@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -223,12 +222,12 @@ def optimize(
     optimizer: Optimizer = "bootstrap",
     demos: int = 3,
     seed: int = 0,
-    output: Path | None = None,
     source: str = "",
     lm: Any = None,
     progress: Progress | None = None,
 ) -> OptimizeReport:
-    """Build examples, compile the picker, save it as the library's newest program (and to ``output``)."""
+    """Build examples, compile the picker, save it as the library's newest program (a copy elsewhere is the
+    caller's to write, through the one writer: ``citefinder optimize -o``)."""
     from citefinder.llm.lm import make_lm
 
     start = time.perf_counter()
@@ -265,14 +264,10 @@ def optimize(
         "select_candidates": settings.select_candidates,
     }
     save_program(program, path, info)
-    copy = None
-    if output is not None:
-        Path(output).parent.mkdir(parents=True, exist_ok=True)
-        copy = Path(shutil.copyfile(path, output))
     if progress:
         progress(1, 1, "saved")
     return OptimizeReport(
-        program=path, copy=copy, optimizer=optimizer, examples=len(examples),
+        program=path, copy=None, optimizer=optimizer, examples=len(examples),
         abstain_examples=info["abstain_examples"], skipped=tuple(skipped), demos=n_demos,
         bootstrapped_demos=bootstrapped, metric_calls=calls, elapsed_s=time.perf_counter() - start, info=info,
     )
@@ -281,11 +276,16 @@ def optimize(
 def save_program(program: Any, path: Path, info: dict[str, Any]) -> None:
     """DSPy's JSON state of ``program`` with ``info`` under the ``"citefinder"`` key (DSPy ignores it).
 
-    Written under a name the selector does not look for, then renamed: it never reads half a program.
+    DSPy saves into a temporary folder; the program is then written whole through the one writer
+    (:func:`citefinder.text.safewrite.atomic_write`): the selector never reads half a program.
     """
-    tmp = path.with_name(f".saving-{path.name}")
-    program.save(str(tmp))
-    data = json.loads(tmp.read_text(encoding="utf-8"))
+    import tempfile
+
+    from citefinder.text.safewrite import atomic_write
+
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".saving-") as tmp:
+        saved = Path(tmp) / path.name
+        program.save(str(saved))
+        data = json.loads(saved.read_text(encoding="utf-8"))
     data["citefinder"] = info
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8"))

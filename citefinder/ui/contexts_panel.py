@@ -8,6 +8,8 @@ forgets the pairs learned from the user's picks. The work is :mod:`citefinder.li
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +37,16 @@ def memory_summary(counts: dict[str, int]) -> str:
                                                                      else "."))
 
 
-def _saved(files: list[Any]) -> list[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="citefinder-contexts-"))
-    paths = []
-    for f in files:
-        path = folder / Path(f.name).name
-        path.write_bytes(f.getvalue())
-        paths.append(path)
-    return paths
+@contextmanager
+def _saved(files: list[Any]) -> Iterator[list[Path]]:
+    """The uploaded files in a temporary folder, removed once the import is over (also when it fails)."""
+    with tempfile.TemporaryDirectory(prefix="citefinder-contexts-") as tmp:
+        paths = []
+        for f in files:
+            path = Path(tmp) / Path(f.name).name
+            path.write_bytes(f.getvalue())
+            paths.append(path)
+        yield paths
 
 
 def import_uploads(library: Any, paths: list[Path], split: str) -> list[Any]:
@@ -91,7 +95,8 @@ def contexts_panel(settings: Settings) -> None:
         else:
             with st.status("Importing citation contexts...", expanded=False) as box:
                 try:
-                    reports = import_uploads(library, _saved(list(files)), split)
+                    with _saved(list(files)) as paths:
+                        reports = import_uploads(library, paths, split)
                 except CitefinderError as e:
                     box.update(label="Import failed", state="error")
                     error_box(e)

@@ -7,7 +7,10 @@ program lands in ``<library>/programs/``, where every session's LLM selector pic
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -45,19 +48,22 @@ def program_summary(settings: Settings) -> str:
     return f"The selector uses {_code(path.name)}{about}."
 
 
-def _examples_file(upload) -> Path | None:
-    if upload is not None:
-        tmp = Path(tempfile.mkdtemp(prefix="citefinder-optimize-")) / "examples.jsonl"
-        tmp.write_bytes(upload.getvalue())
-        return tmp
-    citeme = SHARED_DATA / "citeme.jsonl"
-    return citeme if citeme.is_file() else None
+@contextmanager
+def _examples_file(upload: Any) -> Iterator[Path | None]:
+    """The uploaded examples in a temporary folder removed afterwards, else CiteME from ../shared/data."""
+    if upload is None:
+        citeme = SHARED_DATA / "citeme.jsonl"
+        yield citeme if citeme.is_file() else None
+        return
+    with tempfile.TemporaryDirectory(prefix="citefinder-optimize-") as tmp:
+        path = Path(tmp) / "examples.jsonl"
+        path.write_bytes(upload.getvalue())
+        yield path
 
 
 def optimize_panel(settings: Settings) -> None:
     """Show the active compiled picker and run ``citefinder optimize`` from a form, with progress."""
-    from citefinder.evaluate.dataset import load_items
-    from citefinder.train.optimize import Optimizer, optimize
+    from citefinder.train.optimize import Optimizer
 
     st.subheader("Compiled picker")
     st.caption("Optimising compiles the LLM picker's prompt (few-shot demos, instructions) with DSPy from labeled "
@@ -77,31 +83,39 @@ def optimize_panel(settings: Settings) -> None:
         demos = int(c3.number_input("Demos", 1, 8, 3))
         go = st.form_submit_button("Optimise", type="primary")
     if go:
-        path = _examples_file(upload)
-        if path is None:
-            st.error("Upload a labeled JSONL file: no CiteME file was found in ../shared/data.")
-            return
-        with st.status("Optimising the picker...", expanded=True) as box:
-            bar = st.progress(0.0, text="Reading the examples")
-
-            def progress(done: int, total: int | None, stage: str) -> None:
-                label = STAGE_TEXT.get(stage, stage)
-                fraction = min(1.0, done / total) if total else 0.0
-                bar.progress(fraction, text=f"{label}: {done}" + (f" of {total}" if total else " answers scored"))
-
-            try:
-                items = load_items(path, split=None if split == "all" else split)
-                report = optimize(settings, items, resources.get_library(settings), optimizer=optimizer,
-                                  demos=demos, source=upload.name if upload is not None else path.name,
-                                  progress=progress)
-            except CitefinderError as e:
-                box.update(label="Optimisation failed", state="error")
-                error_box(e)
-                return
-            box.update(label=f"Saved {report.program.name}", state="complete", expanded=False)
-        st.session_state[OPTIMIZE_REPORT] = report
+        with _examples_file(upload) as path:  # an upload lives in a temporary folder, removed after the run
+            _optimise(settings, path, upload, split, optimizer, demos)
     last = st.session_state.get(OPTIMIZE_REPORT)
     if last is not None:
         st.success(f"{last.examples} examples ({len(last.skipped)} excerpts skipped), {last.demos} demos "
                    f"({last.bootstrapped_demos} bootstrapped) in {last.elapsed_s:.0f} s: "
                    f"saved {escape_markdown(last.program.name)}.", icon=":material/check_circle:")
+
+
+def _optimise(settings: Settings, path: Path | None, upload: Any, split: str, optimizer: Any, demos: int) -> None:
+    """Run the optimisation from the form's choices, with progress; the report into the session."""
+    from citefinder.evaluate.dataset import load_items
+    from citefinder.train.optimize import optimize
+
+    if path is None:
+        st.error("Upload a labeled JSONL file: no CiteME file was found in ../shared/data.")
+        return
+    with st.status("Optimising the picker...", expanded=True) as box:
+        bar = st.progress(0.0, text="Reading the examples")
+
+        def progress(done: int, total: int | None, stage: str) -> None:
+            label = STAGE_TEXT.get(stage, stage)
+            fraction = min(1.0, done / total) if total else 0.0
+            bar.progress(fraction, text=f"{label}: {done}" + (f" of {total}" if total else " answers scored"))
+
+        try:
+            items = load_items(path, split=None if split == "all" else split)
+            report = optimize(settings, items, resources.get_library(settings), optimizer=optimizer,
+                              demos=demos, source=upload.name if upload is not None else path.name,
+                              progress=progress)
+        except CitefinderError as e:
+            box.update(label="Optimisation failed", state="error")
+            error_box(e)
+            return
+        box.update(label=f"Saved {report.program.name}", state="complete", expanded=False)
+    st.session_state[OPTIMIZE_REPORT] = report

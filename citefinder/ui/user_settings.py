@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from citefinder.config import Settings
+from citefinder.text.safewrite import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +64,8 @@ def save_settings(settings: Settings, base: Settings, path: Path | None = None) 
     now, env = settings.model_dump(mode="json"), base.model_dump(mode="json")
     changes = {k: v for k, v in now.items() if k not in NEVER_SAVED and v != env.get(k)}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(changes, indent=2, sort_keys=True), encoding="utf-8")
-    try:
-        path.chmod(0o600)
-    except OSError:
-        pass
+    # whole or not at all (a crash mid-write never leaves half a file, read next time as no settings), 0600
+    atomic_write(path, json.dumps(changes, indent=2, sort_keys=True).encode("utf-8"), mode=0o600)
     return path
 
 

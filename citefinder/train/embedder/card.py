@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.rank.cards import CARD_FILE, read_card
+from citefinder.text.safewrite import atomic_write
 
 EMBEDDERS_DIR = "embedders"
 README_FILE = "README.md"
@@ -29,10 +30,8 @@ def write_card(folder: Path, card: dict[str, Any]) -> dict[str, Any]:
     folder = Path(folder)
     card = {"citefinder_embedder": CARD_VERSION, **card, "name": folder.name.removesuffix(".partial")}
     card.setdefault("created", time.strftime("%Y-%m-%d %H:%M %Z"))
-    tmp = folder / (CARD_FILE + ".tmp")
-    tmp.write_text(json.dumps(card, indent=2, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(folder / CARD_FILE)
-    (folder / README_FILE).write_text(card_markdown(card), encoding="utf-8")
+    atomic_write(folder / CARD_FILE, json.dumps(card, indent=2, ensure_ascii=False).encode("utf-8"))
+    atomic_write(folder / README_FILE, card_markdown(card).encode("utf-8"))
     return card
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citefinder.errors import ModelLoadError
+from citefinder.text.staging import discard_folder, new_folder, replace_folder
 from citefinder.train.embedder.pack import ContextPair, hard_negative_pool, pick_hard_negative
 
 log = logging.getLogger(__name__)
@@ -303,14 +304,23 @@ def save_trained(model: Any, base_model: str, output: Path, card: dict[str, Any]
                  steps: Steps) -> TrainResult:
     """Save a trained model with its card (``card`` plus the base and what training did) to ``output``, which
     is replaced only once the new model is completely written."""
+    elapsed, seen = steps.elapsed(), steps.seen
+    partial = new_folder(output)  # beside the output, renamed over it once complete
+    try:
+        _save(model, base_model, partial, card, pairs, steps, elapsed, seen)
+    except BaseException:
+        discard_folder(partial)
+        raise
+    replace_folder(partial, output)
+    return TrainResult(output, len(pairs), steps.step, elapsed, seen / max(elapsed, 1e-9), tuple(steps.epoch_loss))
+
+
+def _save(model: Any, base_model: str, partial: Path, card: dict[str, Any], pairs: Sequence[ContextPair],
+          steps: Steps, elapsed: float, seen: int) -> None:
     import torch
 
     from citefinder.train.embedder.card import write_card
 
-    elapsed, seen = steps.elapsed(), steps.seen
-    partial = output.with_name(output.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.parent.mkdir(parents=True, exist_ok=True)
     save_model(model, Path(resolve_base_model(base_model)), partial)
     write_card(partial, {
         **card,
@@ -324,7 +334,4 @@ def save_trained(model: Any, base_model: str, output: Path, card: dict[str, Any]
             "torch_threads": torch.get_num_threads(),
         },
     })
-    if output.exists():
-        shutil.rmtree(output)
-    partial.rename(output)
-    return TrainResult(output, len(pairs), steps.step, elapsed, seen / max(elapsed, 1e-9), tuple(steps.epoch_loss))
+

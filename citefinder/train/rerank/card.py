@@ -14,15 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.rank.cards import CARD_FILE, DEFAULT_FILE, LibraryDefault, read_card, rerankers_dir
+from citefinder.text.safewrite import atomic_write
 
 README_FILE = "README.md"
 CARD_VERSION = 1
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8"))
 
 
 def write_card(folder: Path, card: dict[str, Any]) -> dict[str, Any]:
@@ -31,7 +30,7 @@ def write_card(folder: Path, card: dict[str, Any]) -> dict[str, Any]:
     card = {"citefinder_reranker": CARD_VERSION, "name": folder.name.removesuffix(".partial"), **card}
     card.setdefault("created", time.strftime("%Y-%m-%d %H:%M %Z"))
     _write_json(folder / CARD_FILE, card)
-    (folder / README_FILE).write_text(card_markdown(card), encoding="utf-8")
+    atomic_write(folder / README_FILE, card_markdown(card).encode("utf-8"))
     return card
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import math
 import random
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -25,6 +24,7 @@ from typing import Any, Literal, NamedTuple
 
 from citefinder.errors import ModelLoadError
 from citefinder.rank.rerank import candidate_text
+from citefinder.text.staging import discard_folder, new_folder, replace_folder
 from citefinder.train.rerank.card import write_card
 from citefinder.train.rerank.mining import MinedQuery
 from citefinder.types import Candidate
@@ -221,13 +221,12 @@ def train_cross_encoder(
     elapsed = time.perf_counter() - start
 
     output = Path(output)
-    partial = output.with_name(output.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.parent.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(str(partial))
-    write_card(
-        partial,
-        {
+    # written beside the output and renamed over it once complete (an earlier model there is replaced only
+    # then); the CLI checked before training that the output is new, empty or a model CiteFinder made
+    partial = new_folder(output)
+    try:
+        model.save_pretrained(str(partial))
+        write_card(partial, {
             **(card or {}),
             "trained": True,
             "base_model": config.base_model,
@@ -244,9 +243,9 @@ def train_cross_encoder(
                 "device": str(device),
                 "torch_threads": torch.get_num_threads(),
             },
-        },
-    )
-    if output.exists():
-        shutil.rmtree(output)
-    partial.rename(output)
+        })
+    except BaseException:
+        discard_folder(partial)
+        raise
+    replace_folder(partial, output)
     return TrainResult(output, n_pairs, len(groups), total, elapsed, tuple(epoch_loss))
