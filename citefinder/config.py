@@ -192,6 +192,11 @@ class Settings(BaseSettings):
         None, ge=0, le=60, description="Seconds between two calls to one online source; empty = each service's "
         "documented pace (OpenAlex 0.1 s, Semantic Scholar 1 s, arXiv 3 s, Crossref 0.1 s)."
     )
+    sources_cache: Path | None = Field(
+        None, description="File the online sources' answers are cached in; empty = sources-cache.sqlite in the "
+        "library folder (or in the user's cache folder while there is no library folder). One file may serve "
+        "several libraries."
+    )
     sources_cache_days: float = Field(
         90.0, ge=0, le=3650, description="Answers of the online sources are cached in <library>/sources-cache.sqlite "
         "and reused for this many days (a second run sends nothing); 0 = not cached."
@@ -233,7 +238,7 @@ class Settings(BaseSettings):
         return v
 
     @field_validator("chroma_host", "reranker", "llm_model", "llm_api_base", "contact_email", "s2_api_key",
-                     "online_interval_s", mode="before")
+                     "online_interval_s", "sources_cache", mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
         return None if isinstance(v, str) and not v.strip() else v

@@ -153,3 +153,25 @@ def test_calls_to_one_service_are_spaced() -> None:
     wait_turn("pace-test", 0.2)
     wait_turn("pace-test", 0.2)
     assert time.perf_counter() - t0 >= 0.35
+
+
+def test_one_cache_file_may_serve_several_libraries_and_0_days_caches_nothing(fake: FakeScholar,
+                                                                              tmp_path: Path) -> None:
+    shared = tmp_path / "answers.sqlite"
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        open_source("s2", settings_for(fake, tmp_path, library=tmp_path / name, sources_cache=shared)).lookup(
+            [ATTENTION])
+    assert len(fake.calls("s2")) == 1 and shared.exists() and not (tmp_path / "a" / "sources-cache.sqlite").exists()
+    for _ in range(2):
+        open_source("s2", settings_for(fake, tmp_path, sources_cache_days=0)).lookup([ATTENTION])
+    assert len(fake.calls("s2")) == 3 and not (tmp_path / "lib" / "sources-cache.sqlite").exists()
+
+
+def test_without_a_library_folder_the_cache_goes_to_the_user_cache(fake: FakeScholar, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    source = open_source("arxiv", settings_for(fake, tmp_path, library=tmp_path / "no-library-yet"))
+    source.lookup([ATTENTION])
+    assert not (tmp_path / "no-library-yet").exists(), "asking a source creates no library folder"
+    assert (tmp_path / "xdg" / "citefinder" / "sources-cache.sqlite").exists()

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from html import unescape
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -174,7 +175,8 @@ def open_http(service: str, base_url: str, settings: Any, *, interval_s: float,
     when ``sources_refresh`` is on), its pace (``online_interval_s`` or the service's documented one)."""
     cache = None
     if settings.sources_cache_days > 0:
-        cache = AnswerCache(cache_path(settings.library), settings.sources_cache_days * 86400)
+        path = settings.sources_cache or cache_path(settings.library)
+        cache = AnswerCache(Path(path).expanduser(), settings.sources_cache_days * 86400)
         if settings.sources_refresh:
             cache.clear(service)
     polite = Polite(timeout_s=settings.online_timeout_s, retries=settings.online_retries,
