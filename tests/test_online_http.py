@@ -175,3 +175,17 @@ def test_without_a_library_folder_the_cache_goes_to_the_user_cache(fake: FakeSch
     source.lookup([ATTENTION])
     assert not (tmp_path / "no-library-yet").exists(), "asking a source creates no library folder"
     assert (tmp_path / "xdg" / "citefinder" / "sources-cache.sqlite").exists()
+
+
+def test_an_unreachable_source_is_not_asked_again_for_every_slot(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    only_loopback(monkeypatch)
+    server_port = closed_port()
+    source = open_source("s2", Settings(library=tmp_path, online_interval_s=0.0,
+                                        s2_url=f"http://127.0.0.1:{server_port}/s2"))
+    messages = set()
+    for _ in range(5):
+        with pytest.raises(SourceUnreachable) as e:
+            source.search("a slot's sentence", 5)
+        messages.add(str(e.value))
+    assert len(messages) == 1 and source.counts.sent == 1 and source.counts.failed == 5  # type: ignore[attr-defined]

@@ -34,6 +34,7 @@ from citefinder.sources.online.cache import AnswerCache
 
 log = logging.getLogger(__name__)
 
+DOWN_S = 60.0  # a source found unreachable is not asked again for this long (a fill asks once, not per slot)
 USER_AGENT = "CiteFinder/0.1 (https://github.com/citefinder; finds the papers behind a draft's citations)"
 
 
@@ -68,7 +69,8 @@ class Answer:
 @dataclass(frozen=True)
 class CallEvent:
     """What the per-call hook hears after each call (for a progress bar or a count): the service, the call,
-    whether the cache answered, the final status (None: failed), seconds spent (waits included), retries."""
+    whether the cache answered, the final status (None: failed), seconds spent (waits included), retries
+    (-1: the call failed)."""
 
     service: str
     what: str
@@ -156,6 +158,7 @@ class Http:
         self.host = urlsplit(self.base_url).netloc or self.base_url
         self._session: Any = None
         self._lock = threading.Lock()
+        self._down: tuple[float, SourceUnreachable] | None = None
 
     def key(self, call: Call) -> str:
         """The cache key: the request as sent, without its headers."""
@@ -170,10 +173,17 @@ class Http:
             self.counts.cached += 1
             self._tell(call, True, hit[0], t0, 0)
             return Answer(hit[0], hit[1], True)
+        down = self._down
+        if down is not None and time.monotonic() < down[0]:
+            self.counts.failed += 1  # unreachable a moment ago: said once, not asked again for every slot
+            self._tell(call, False, None, t0, -1)
+            raise SourceUnreachable(str(down[1]))
         try:
             status, body = self._ask(call, t0)
-        except SourceError:
+        except SourceError as e:
             self.counts.failed += 1
+            if isinstance(e, SourceUnreachable):
+                self._down = (time.monotonic() + DOWN_S, e)
             self._tell(call, False, None, t0, -1)
             raise
         if self.cache is not None:
