@@ -253,6 +253,13 @@ class Settings(BaseSettings):
             raise ValueError(f"chroma_host must look like HOST:PORT (e.g. localhost:8000), got {v!r}")
         return v
 
+    @field_validator("openalex_url", "s2_url", "arxiv_url", "crossref_url")
+    @classmethod
+    def _http_url(cls, v: str) -> str:
+        if not v.startswith(("https://", "http://")):
+            raise ValueError(f"an online source's URL starts with https:// (or http://), got {v!r}")
+        return v.rstrip("/")
+
     @model_validator(mode="after")
     def _key_from_openai_env(self) -> "Settings":
         if self.llm_api_key is None and os.environ.get("OPENAI_API_KEY"):

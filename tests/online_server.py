@@ -291,8 +291,8 @@ def arxiv_feed(catalog: Catalog, q: dict[str, str], empty: bool) -> str:
     search = q.get("search_query", "")
     if q.get("id_list"):
         found = catalog.by_arxiv(q["id_list"].split(","))
-    elif m := re.match(r'^ti:"(.*)"$', search):
-        found = [r for r in catalog.records if m.group(1) in normalize_title(r["title"])]
+    elif m := re.match(r'^ti:"(.*)"$', search):  # a phrase of the title
+        found = [r for r in catalog.titled(m.group(1), start + size) if m.group(1) in normalize_title(r["title"])]
     elif m := re.match(r"^all:\((.*)\)$", search):
         found = catalog.search(m.group(1), start + size)
     else:
