@@ -76,9 +76,8 @@ class LocalCatalog:
 
 
 def start(literature: Path) -> tuple[Any, Any]:
-    from online_server import FakeScholar
-
     from citefinder.sources.local import LocalLiterature
+    from online_server import FakeScholar
 
     local = LocalLiterature.open(literature)
     return local, FakeScholar(LocalCatalog(local))  # type: ignore[arg-type]
