@@ -9,12 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from online_server import Catalog, FakeScholar, closed_port, only_loopback, read_records
 
 from citefinder.cli.main import main
 from citefinder.config import Settings
 from citefinder.library.link import library_beside
 from citefinder.library.store import Library
+from online_server import Catalog, FakeScholar, closed_port, only_loopback, read_records
 
 pytestmark = pytest.mark.slow  # a real library (MiniLM)
 pytest.importorskip("citefinder.sources.enrich", reason="`library enrich` (branch lit-enrich) is not merged yet")
