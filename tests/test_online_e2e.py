@@ -82,3 +82,26 @@ def test_library_enrich_with_no_network_is_one_line(fake: FakeScholar, tmp_path:
     [line] = [x for x in err.splitlines() if x.startswith("error:")]
     assert f"crossref: cannot reach 127.0.0.1:{port}" in line and "Traceback" not in err
     assert all(p.abstract == "" for p in by_key(library_beside(bib)).values())
+
+
+def test_the_library_page_completes_entries_from_openalex(fake: FakeScholar, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from citefinder.ui import state
+
+    folder = tmp_path / "lib"
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
+    monkeypatch.setenv("CITEFINDER_LITERATURE", "openalex")
+    at = AppTest.from_file(str(Path(__file__).parent.parent / "pages" / "2_Library.py"), default_timeout=240).run()
+    bib = (DATA / "online-refs.bib").read_bytes()
+    at.file_uploader(key=state.LIBRARY_UPLOAD).upload("refs.bib", bib, "application/x-bibtex").run()
+    next(b for b in at.button if b.label == "Import 1 file").click().run()
+    assert not at.exception and fake.seen == [], "importing sends nothing"
+    next(b for b in at.button if b.label == "Complete from openalex").click().run()
+    assert not at.exception and not at.error
+    said = " ".join(c.value for c in at.caption) + " ".join(m.value for m in at.markdown)
+    assert "3 of your 4 entries gained an abstract from openalex" in said.replace("\\", "")
+    papers = {p.key: p for p in Library.open(Settings(library=folder)).iter_papers()}
+    assert papers["vaswani2017"].source_of("abstract")[0] == "openalex"
+    assert len(fake.calls("openalex")) >= 3 and fake.calls() == fake.calls("openalex")
