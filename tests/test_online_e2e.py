@@ -31,6 +31,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setenv("CITEFINDER_ONLINE_INTERVAL_S", "0")
     monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # where answers go while no library folder exists
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(tmp_path / "no-default-library"))  # not ./library of the cwd
     yield server
     server.close()
     assert tried == [], "nothing but loopback was contacted"
