@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from online_server import Catalog, FakeScholar, only_loopback, read_records
 
 from citefinder.cli.main import main
+from online_server import Catalog, FakeScholar, only_loopback, read_records
 
 pytestmark = pytest.mark.slow  # a real library (MiniLM)
 pytest.importorskip("citefinder.pipeline.literature", reason="the literature tier (branch lit-discovery) is not "
