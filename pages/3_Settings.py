@@ -6,7 +6,7 @@ offline_environment()
 
 import streamlit as st  # noqa: E402
 
-from citefinder.ui import layout, settings_view, state  # noqa: E402
+from citefinder.ui import layout, online_view, settings_view, state  # noqa: E402
 from citefinder.ui.optimize_panel import optimize_panel  # noqa: E402
 
 settings = layout.page_setup("Settings")
@@ -20,6 +20,8 @@ st.divider()
 settings_view.models_form(settings)
 st.divider()
 settings_view.learning_form(state.get_settings())
+st.divider()
+online_view.online_form(state.get_settings())
 st.divider()
 optimize_panel(state.get_settings())
 st.divider()

@@ -11,8 +11,13 @@ from typing import Any
 from citefinder.errors import SourceError
 from citefinder.sources.base import Source
 
-# name -> "module:factory"; factory(settings) -> Source. Filled by the online sources.
-SERVICES: dict[str, str] = {}
+# name -> "module:factory"; factory(settings) -> Source (citefinder/sources/online, the extra citefinder[online]).
+SERVICES: dict[str, str] = {
+    "openalex": "citefinder.sources.online.openalex:open_openalex",
+    "s2": "citefinder.sources.online.s2:open_s2",
+    "arxiv": "citefinder.sources.online.arxiv_api:open_arxiv",
+    "crossref": "citefinder.sources.online.crossref:open_crossref",
+}
 
 
 def open_source(spec: str | Path, settings: Any) -> Source:

@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
-from citefinder.config import EMBEDDER_PRESETS, Settings
+from citefinder.config import EMBEDDER_PRESETS, SECRET_FIELDS, Settings
 from citefinder.errors import CitefinderError
 from citefinder.rank.rerank import MPNET_RESCORER
 from citefinder.ui import resources, state, user_settings
@@ -187,7 +187,8 @@ def current_view(settings: Settings) -> None:
     """The session's effective settings (the API key only as set / not set)."""
     with st.expander("Effective settings of this session", icon=":material/tune:"):
         shown = settings.model_dump(mode="json")
-        shown["llm_api_key"] = "(set, hidden)" if settings.llm_api_key else None
+        for name in SECRET_FIELDS:  # the keys and the contact address: only whether they are set
+            shown[name] = "(set, hidden)" if getattr(settings, name) else None
         st.json(shown)
     if st.button("Reset to defaults (CITEFINDER_* environment)", icon=":material/restart_alt:"):
         user_settings.forget_settings()

@@ -2,8 +2,9 @@
 
 The file is JSON at ``$CITEFINDER_USER_SETTINGS``, else ``$XDG_CONFIG_HOME/citefinder/settings.json``
 (``~/.config/citefinder/settings.json``). It holds only the fields that differ from the
-``CITEFINDER_*`` environment, and never the API key: a key typed in the app lasts for the browser
-session; to keep one, set ``CITEFINDER_LLM_API_KEY`` or ``OPENAI_API_KEY`` in the environment.
+``CITEFINDER_*`` environment, and never a key or the contact address (``config.SECRET_FIELDS``): a key
+typed in the app lasts for the browser session; to keep one, set ``CITEFINDER_LLM_API_KEY`` or
+``OPENAI_API_KEY`` (``CITEFINDER_S2_API_KEY``, ``CITEFINDER_CONTACT_EMAIL``) in the environment.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from citefinder.config import Settings
+from citefinder.config import SECRET_FIELDS, Settings
 from citefinder.text.safewrite import atomic_write
 
 log = logging.getLogger(__name__)
 
-NEVER_SAVED = frozenset({"llm_api_key"})
+NEVER_SAVED = SECRET_FIELDS  # the API keys and the contact address: session only
 
 
 def settings_path() -> Path:

@@ -1,0 +1,85 @@
+"""The Settings page's online sources: what each service would be sent, the contact address and the Semantic
+Scholar key for this browser session only (never saved: ``config.SECRET_FIELDS``), and the cached answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from citefinder.config import Settings
+from citefinder.errors import CitefinderError
+from citefinder.ui.markdown import escape_markdown
+
+SERVICES = {"openalex": "OpenAlex", "s2": "Semantic Scholar", "arxiv": "arXiv", "crossref": "Crossref"}
+
+
+def cache_file(settings: Settings) -> Path:
+    from citefinder.sources.online.cache import cache_path
+
+    return Path(settings.sources_cache or cache_path(settings.library.expanduser())).expanduser()
+
+
+def online_form(settings: Settings) -> None:
+    from citefinder.sources.registry import open_source
+    from citefinder.ui import settings_view
+
+    st.subheader("Online sources")
+    st.caption("Off unless you name one as the literature (`openalex`, `s2`, `arxiv` or `crossref` where a "
+               "literature library folder goes: the Library page's *Enrich*, the Cite page's papers you don't have "
+               "yet, `CITEFINDER_LITERATURE`). Nothing is sent while none is named.")
+    rows = []
+    for name, title in SERVICES.items():
+        try:
+            sends = open_source(name, settings).sends  # opening sends nothing
+        except CitefinderError as e:
+            sends = str(e)
+        rows.append(f"- **{title}** (`{name}`): sends {escape_markdown(sends.removeprefix('to '))}")
+    st.markdown("\n".join(rows))
+    with st.form("online"):
+        email = st.text_input("Contact address (OpenAlex's and Crossref's polite pool)", type="password", value="",
+                              placeholder="set (hidden); type to replace it" if settings.contact_email
+                              else "empty: none, or CITEFINDER_CONTACT_EMAIL from the environment")
+        key = st.text_input("Semantic Scholar API key", type="password", value="",
+                            placeholder="set (hidden); type to replace it" if settings.s2_api_key
+                            else "empty: the shared public rate, or CITEFINDER_S2_API_KEY / S2_API_KEY")
+        forget = st.checkbox("Forget both", value=False,
+                             disabled=settings.contact_email is None and settings.s2_api_key is None)
+        saved = st.form_submit_button("Use for this session", type="primary")
+    if saved:
+        changes: dict[str, Any] = {}
+        if email:
+            changes["contact_email"] = email
+        if key:
+            changes["s2_api_key"] = key
+        if forget:
+            changes.update({"contact_email": None, "s2_api_key": None})
+        if changes and settings_view.apply(changes):
+            st.success("Kept for this browser session only: never saved, never shown back.")
+    cached_answers(settings)
+
+
+def cached_answers(settings: Settings) -> None:
+    from citefinder.sources.online.cache import AnswerCache
+
+    path = cache_file(settings)
+    cache = AnswerCache(path, settings.sources_cache_days * 86400)
+    try:
+        counts = {name: cache.count(name) for name in SERVICES}
+    finally:
+        cache.close()
+    if not any(counts.values()):
+        st.caption(f"No cached answers yet ({escape_markdown(path)}).")
+        return
+    held = ", ".join(f"{SERVICES[n]} {c}" for n, c in counts.items() if c)
+    st.caption(f"Cached answers in {escape_markdown(path)}: {held} (reused for "
+               f"{settings.sources_cache_days:g} days: a second run sends nothing).")
+    if st.button("Forget the cached answers", icon=":material/delete_sweep:"):
+        cache = AnswerCache(path, 0)
+        try:
+            n = cache.clear()
+        finally:
+            cache.close()
+        st.toast(f"Forgot {n} cached answers: the next run asks the services again.")
+        st.rerun()

@@ -1,0 +1,57 @@
+"""The Settings page's online sources, driven headless with AppTest: what each service is sent, the contact
+address and Semantic Scholar key kept for the browser session only (never saved, never shown back), and the
+cached answers forgotten with one button."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from citefinder.sources.online.cache import AnswerCache
+from citefinder.ui import state
+
+pytestmark = pytest.mark.slow  # the page opens the library (MiniLM)
+
+ROOT = Path(__file__).resolve().parent.parent
+EMAIL, KEY = "private.person@example.org", "s2-key-not-to-be-saved"
+
+
+def by_label(widgets, label: str):
+    return next(w for w in widgets if w.label == label)
+
+
+def test_online_sources_on_the_settings_page(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                             user_settings_file: Path) -> None:
+    library = tmp_path / "lib"
+    library.mkdir()
+    cache = AnswerCache(library / "sources-cache.sqlite", 1e9)
+    cache.put("openalex", "GET https://api.openalex.org/works?search=x", 200, b"{}")
+    cache.put("s2", "GET https://api.semanticscholar.org/graph/v1/paper/search?query=x", 200, b"{}")
+    cache.close()
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
+    monkeypatch.delenv("S2_API_KEY", raising=False)
+    at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
+    assert not at.exception
+    said = re.sub(r"\\(.)", r"\1", " ".join([m.value for m in at.markdown] + [c.value for c in at.caption]))
+    for host in ("api.openalex.org", "api.semanticscholar.org", "export.arxiv.org", "api.crossref.org"):
+        assert host in said
+    assert "each slot's sentence" in said and "OpenAlex 1, Semantic Scholar 1" in said
+
+    by_label(at.text_input, "Contact address (OpenAlex's and Crossref's polite pool)").set_value(EMAIL)
+    by_label(at.text_input, "Semantic Scholar API key").set_value(KEY)
+    at.button(key="FormSubmitter:online-Use for this session").click().run()
+    settings = at.session_state[state.SETTINGS]
+    assert settings.contact_email.get_secret_value() == EMAIL and settings.s2_api_key.get_secret_value() == KEY
+    at.run()
+    shown = ([e.value for e in at.json] + [t.value for t in at.text_input] + [m.value for m in at.markdown]
+             + [c.value for c in at.caption])
+    assert not any(EMAIL in str(v) or KEY in str(v) for v in shown), "never shown back"
+    saved = user_settings_file.read_text() if user_settings_file.exists() else ""
+    assert EMAIL not in saved and KEY not in saved and "contact_email" not in saved
+
+    next(b for b in at.button if b.label == "Forget the cached answers").click().run()
+    assert AnswerCache(library / "sources-cache.sqlite", 1e9).count() == 0
+    assert "No cached answers yet" in " ".join(c.value for c in at.caption)
