@@ -65,7 +65,8 @@ def test_enrich_a_bib_library_end_to_end(literature, tmp_path, capsys):
     assert "deeplearning: ambiguous, left alone: t:" in out and "unknown2020: not found" in out
     assert "vaswani2017: gained abstract from arxiv:1706.03762 (by arxiv)" in out
     summary = out.strip().splitlines()[-1]
-    assert summary.startswith("papers-lit: 9 of 9 papers lacked an abstract or an id; 5 gained an abstract, 1 a DOI, 3 an arXiv id")
+    assert summary.startswith("papers-lit: 9 of 9 papers lacked an abstract or an id; 5 gained an abstract, 1 a DOI, "
+                              "3 an arXiv id")
     outcomes = {o["label"]: o for o in json.loads(report.read_text())["outcomes"]}
     assert outcomes["deeplearning"]["status"] == "ambiguous" and len(outcomes["deeplearning"]["candidates"]) == 2
 

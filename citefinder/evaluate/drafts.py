@@ -138,10 +138,10 @@ def evaluate_drafts(
             from citefinder.sources.enrich import enrich
 
             report = enrich(library, enrich_from)
-            papers = list(library.iter_papers())
-            enriched[name] = {"summary": report.summary(), "papers": len(papers),
-                              "with_abstract": sum(bool(p.abstract.strip()) for p in papers),
-                              "abstract_found": sum(p.source_of("abstract") is not None for p in papers),
+            stored = list(library.iter_papers())
+            enriched[name] = {"summary": report.summary(), "papers": len(stored),
+                              "with_abstract": sum(bool(p.abstract.strip()) for p in stored),
+                              "abstract_found": sum(p.source_of("abstract") is not None for p in stored),
                               "outcomes": [asdict(o) for o in report.outcomes]}
         if memory is not None:
             from citefinder.library.contexts.api import adopt_memory
