@@ -142,6 +142,7 @@ def evaluate_drafts(
             enriched[name] = {"summary": report.summary(), "papers": len(stored),
                               "with_abstract": sum(bool(p.abstract.strip()) for p in stored),
                               "abstract_found": sum(p.source_of("abstract") is not None for p in stored),
+                              "abstract_ids": sorted(p.doc_id for p in stored if p.source_of("abstract")),
                               "outcomes": [asdict(o) for o in report.outcomes]}
         if memory is not None:
             from citefinder.library.contexts.api import adopt_memory

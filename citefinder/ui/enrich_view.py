@@ -69,7 +69,7 @@ def line(report: EnrichReport, library: Library) -> str:
     if ids:
         parts.append(f"{ids:,} an identifier")
     if ambiguous := report.of("ambiguous"):
-        parts.append(f"{len(ambiguous):,} ambiguous titles left alone")
+        parts.append(f"{len(ambiguous):,} ambiguous title{'s' if len(ambiguous) != 1 else ''} left alone")
     return "; ".join(parts) + ". Your .bib is unchanged."
 
 
@@ -103,7 +103,9 @@ def enrich_before_fill(settings: Settings, library: Library) -> None:
     if not source_name(settings) or library.read_only:
         return
     with st.spinner(f"Completing your entries from {escape_markdown(source_name(settings))}..."):
-        run_enrich(settings, library)
+        report = run_enrich(settings, library)
+    if report is not None:
+        paired_line(library.path)  # here now; beside the pairing on the next runs of the page
 
 
 def paired_line(folder: Path | str) -> None:
