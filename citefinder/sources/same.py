@@ -83,7 +83,8 @@ def _is(paper: Paper, by: LookupBy, other: Paper) -> bool:
         return same and titles_agree(paper.title, other.title)
     if by == "arxiv":
         mine = normalize_arxiv_id(paper.arxiv_id)
-        return mine is not None and mine == normalize_arxiv_id(other.arxiv_id) and titles_agree(paper.title, other.title)
+        same = mine is not None and mine == normalize_arxiv_id(other.arxiv_id)
+        return same and titles_agree(paper.title, other.title)
     title = normalize_title(paper.title)
     return bool(title) and title == normalize_title(other.title) and same_work(f"title:{title}", other, paper)
 
