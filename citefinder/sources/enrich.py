@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 Status = Literal["enriched", "nothing new", "ambiguous", "not found"]
 Progress = Callable[[int, int], None]
-WRITE_BATCH = 200
+WRITE_BATCH = 500  # papers written (and their abstracts embedded) per library commit
 
 
 @dataclass(frozen=True)
