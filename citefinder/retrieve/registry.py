@@ -31,7 +31,6 @@ from citefinder.index.citations import CITATION_VECTORS
 from citefinder.index.cocitation import COCITATIONS
 from citefinder.index.keys import KEYS
 from citefinder.index.names import NAMES
-from citefinder.index.title_vectors import TITLE_VECTORS
 from citefinder.index.titles import TITLES
 from citefinder.index.vectors import VECTORS
 from citefinder.retrieve.agents.authors import AuthorsAgent
@@ -47,7 +46,6 @@ from citefinder.retrieve.agents.keys import KeysAgent
 from citefinder.retrieve.agents.names import CITED_NAMES, NamesAgent
 from citefinder.retrieve.agents.near import NearAgent
 from citefinder.retrieve.agents.title import TitleAgent
-from citefinder.retrieve.agents.title_dense import TitleDenseAgent
 from citefinder.retrieve.base import Agent
 
 if TYPE_CHECKING:
@@ -74,8 +72,6 @@ AGENTS: dict[str, AgentSpec] = {
     "bm25": AgentSpec(Bm25Agent, "BM25 over title, authors, venue and abstract", feature=True),
     "dense": AgentSpec(DenseAgent, "embedding similarity (exact cosine)", (VECTORS,), feature=True),
     "title": AgentSpec(TitleAgent, "BM25 over titles alone", (TITLES,), feature=True),
-    "title-dense": AgentSpec(TitleDenseAgent, "embedding similarity to titles alone: entries with and without an "
-                             "abstract alike", (TITLE_VECTORS,)),
     "names": AgentSpec(NamesAgent, "the name next to the marker vs. the names papers introduce (and the citation "
                        "memory uses): strong, clear matches", (NAMES, CITED_NAMES), feature=True),
     "names-weak": AgentSpec(partial(NamesAgent, strong=False), "the same, weaker or tied matches",
