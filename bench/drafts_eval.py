@@ -41,6 +41,9 @@ def main() -> int:
     p.add_argument("--memory", type=Path, help="a citation-context memory (contexts.sqlite) each draft's library "
                    "starts from: `citefinder --library EMPTY contexts import PACK --split train`, then "
                    "EMPTY/contexts.sqlite (use another --libraries folder than the runs without it)")
+    p.add_argument("--enrich-from", metavar="LIBRARY", help="enrich each draft's library from this literature "
+                   "library folder (or source name) after its import, as `library enrich --from` does (libraries "
+                   "of their own under --libraries)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
@@ -70,8 +73,13 @@ def main() -> int:
     if args.second_paper:
         changes["second_paper"] = args.second_paper == "on"
     settings = Settings().with_overrides(**changes)
+    source = None
+    if args.enrich_from:
+        from citefinder.sources.registry import open_source
+
+        source = open_source(args.enrich_from, settings)
     result = evaluate_drafts(args.data, papers, settings, args.libraries, bib_name=args.bib, keep_traces=args.traces,
-                             memory=args.memory,
+                             memory=args.memory, enrich_from=source,
                              progress=lambda name, n, total: print(f"[{n}/{total}] {name}", file=sys.stderr, flush=True))
     print(summary(result))
     if args.out:
@@ -86,6 +94,11 @@ def summary(result: dict) -> str:
     for stage, m in result["stages"].items():
         lines.append(f"| {stage} | {m.get('hit@1', 0):.3f} | {m.get('hit@5', 0):.3f} | {m.get('hit@10', 0):.3f} | "
                      f"{m.get('mrr', 0):.3f} |")
+    if result.get("enriched"):
+        found = sum(e["abstract_found"] for e in result["enriched"].values())
+        have = sum(e["with_abstract"] for e in result["enriched"].values())
+        total = sum(e["papers"] for e in result["enriched"].values())
+        lines.append(f"enriched: {found} entries got an abstract; {have} of {total} library papers have one")
     outs = result["outcomes"]
     n = len(outs)
     picked = [o for o in outs if o["selected"]]

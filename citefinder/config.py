@@ -205,6 +205,13 @@ class Settings(BaseSettings):
         False, description="Clear the cached answers of an online source when it opens, so every question is asked "
         "afresh (CITEFINDER_SOURCES_REFRESH=1 for one run)."
     )
+    literature: str = Field(
+        "",
+        description="The literature library your entries are completed from (abstracts, DOIs, arXiv ids; "
+        "`citefinder library enrich`, the app's Enrich buttons, and a .bib paired on the Cite page before its "
+        "fill): a library folder built from a dump with `library import`, or an online source's name. "
+        "Empty: off. Your .bib entries are never changed.",
+    )
     llm_model: str | None = Field(
         None, description="LLM for the selector in LiteLLM form, e.g. 'openai/gpt-4o-mini' or 'hosted_vllm/<alias>'."
     )

@@ -87,6 +87,7 @@ OUTPUTS = {
     "embedder train -o": (FOLDER, ["embedder", "train", "--contexts", "{pack}", "-o", "{t}"]),
     "embedder train --into": (FOLDER, ["embedder", "train", "--contexts", "{pack}", "--into", "{t}"]),
     "embedder use --into": (FOLDER, ["embedder", "use", "{model}", "--into", "{t}"]),
+    "library enrich --json": (FILE, ["library", "enrich", "--from", "{folder}", "--json", "{t}"]),
 }
 INPUTS = {  # read, never written
     "library import files", "library link files", "library unlink files", "fill draft", "fill --bib", "check draft",
@@ -94,6 +95,7 @@ INPUTS = {  # read, never written
     "eval --drafts", "eval --memory", "optimize --examples", "reranker train --examples", "reranker train --validation",
     "reranker examples-from-latex tex", "reranker examples-from-latex bib", "embedder train --contexts",
     "embedder train --papers", "contexts stats --bib", "contexts forget --bib", "contexts clear --bib",
+    "library enrich --bib",
 }
 # each command's own input, which its output must never replace either
 OWN_INPUT = {"eval --out": "dataset", "optimize -o": "examples", "reranker examples-from-latex -o": "main",

@@ -89,3 +89,42 @@ def test_one_work_in_two_records_is_found_with_its_abstract():
     shelf = Shelf([preprint, LECUN])
     [match] = find_same(shelf, [Paper("u", "Deep learning", ("Y. LeCun",), 2015)])
     assert match.found is not None and match.found.paper.abstract == "Nature review."
+
+
+def test_an_id_whose_record_has_another_title_is_no_match_and_the_title_is_asked():
+    # a .bib entry carrying another paper's arXiv id (drafts-dev's a3c: arXiv:1605.03835 is a decoding paper)
+    decoding = _paper("Noisy Parallel Approximate Decoding for Conditional Recurrent Language Model", year=2016,
+                      authors=("Kyunghyun Cho",), arxiv_id="1605.03835", abstract="Decoding.")
+    a3c = _paper("Asynchronous Methods for Deep Reinforcement Learning", year=2016, authors=("Volodymyr Mnih",),
+                 abstract="A3C.")
+    retitled = _paper("Compact and Optimal Deep Learning with Recurrent Parameter Generators", year=2021,
+                      authors=("Jiayun Wang",), arxiv_id="2107.07110", abstract="RPG.")
+    shelf = Shelf([decoding, a3c, retitled])
+    mine = [Paper("u1", "Asynchronous methods for deep reinforcement learning", ("Mnih, Volodymyr",), 2016,
+                  arxiv_id="1605.03835"),
+            Paper("u2", "Recurrent Parameter Generators", ("Wang, Jiayun",), 2021, arxiv_id="2107.07110")]
+    first, second = find_same(shelf, mine)
+    assert first.found is not None and first.found.paper.abstract == "A3C." and first.via == "title"
+    assert second.found is not None and second.found.paper.abstract == "RPG." and second.via == "arxiv"
+
+
+def test_another_version_by_the_same_first_author_a_few_years_apart():
+    nips = _paper("Latent Dirichlet Allocation", year=2001, authors=("David M. Blei",), abstract="NIPS.")
+    other = _paper("Latent Dirichlet Allocation", year=2002, authors=("Someone Else",), abstract="Other.")
+    shelf = Shelf([nips, other])
+    [jmlr] = find_same(shelf, [Paper("u", "Latent {D}irichlet allocation", ("Blei, David M.",), 2003)])
+    assert jmlr.found is not None and jmlr.found.paper.abstract == "NIPS."
+    [far] = find_same(shelf, [Paper("u", "Latent Dirichlet allocation", ("Blei, David M.",), 2008)])
+    assert far.found is None  # five years apart: not taken for a version of it
+    # a record of the entry's own years wins over another version
+    journal = _paper("Latent Dirichlet Allocation", year=2003, authors=("D. Blei",), abstract="JMLR.")
+    [own] = find_same(Shelf([nips, journal]), [Paper("u", "Latent Dirichlet allocation", ("Blei, David M.",), 2003)])
+    assert own.found is not None and own.found.paper.abstract == "JMLR."
+
+
+def test_a_first_author_written_with_et_al_is_read_as_that_author():
+    raffel = _paper("Exploring the Limits of Transfer Learning", year=2019, authors=("Colin Raffel et al.",),
+                    abstract="T5.")
+    [match] = find_same(Shelf([raffel]), [Paper("u", "Exploring the limits of transfer learning",
+                                                 ("Raffel, Colin", "Shazeer, Noam"), 2020)])
+    assert match.found is not None and match.found.paper.abstract == "T5."

@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p = lsub.add_parser("links", help="list the linked files")
     _common(p)
+    from citefinder.cli import enrich as cli_enrich
+
+    cli_enrich.add_parser(lsub, _common)
 
     p = sub.add_parser("find", help="find the cited paper for each [CITATION] in a text")
     p.add_argument("text", help="text with [CITATION] slots (or - to read standard input)")
@@ -150,6 +153,10 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
             print(line)
         print(f"repaired: library holds {lib.count()} papers ({lib.pending_count()} awaiting vectors)")
         return 0
+    if args.library_command == "enrich":
+        from citefinder.cli import enrich as cli_enrich
+
+        return cli_enrich.run(args, settings, _open_library)
     lib = _open_library(settings)
     if args.library_command == "import":
         from citefinder.errors import ImportAbortedError

@@ -118,23 +118,37 @@ def evaluate_drafts(
     progress: Progress | None = None,
     keep_traces: bool = False,
     memory: Path | None = None,
+    enrich_from: Any = None,
 ) -> dict[str, Any]:
     """Evaluate several drafts; libraries are kept in ``libraries/<paper>`` and reused while the .bib is unchanged.
 
     ``memory``: a citation-context memory file (``contexts.sqlite`` of a library the pack was imported
-    into) each draft's library starts its own memory from (matched to its papers)."""
+    into) each draft's library starts its own memory from (matched to its papers). ``enrich_from``: a source
+    of the literature (:mod:`citefinder.sources`) each draft's library is enriched from after its import
+    (``library enrich``), in libraries of their own."""
     from citefinder.pipeline.pipeline import Pipeline
 
     t0 = time.perf_counter()
     outcomes: list[ItemOutcome] = []
     sizes: dict[str, int] = {}
+    enriched: dict[str, Any] = {}
     embedder = None
     for n, name in enumerate(papers, start=1):
         if progress:
             progress(name, n - 1, len(papers))
-        folder = libraries / f"{name}-{Path(bib_name).stem}"
+        folder = libraries / (f"{name}-{Path(bib_name).stem}" + (f"-from-{enrich_from.name}" if enrich_from else ""))
         library = open_draft_library(settings, root / name / bib_name, folder, embedder)
         embedder = library.embedder
+        if enrich_from is not None:
+            from citefinder.sources.enrich import enrich
+
+            report = enrich(library, enrich_from)
+            stored = list(library.iter_papers())
+            enriched[name] = {"summary": report.summary(), "papers": len(stored),
+                              "with_abstract": sum(bool(p.abstract.strip()) for p in stored),
+                              "abstract_found": sum(p.source_of("abstract") is not None for p in stored),
+                              "abstract_ids": sorted(p.doc_id for p in stored if p.source_of("abstract")),
+                              "outcomes": [asdict(o) for o in report.outcomes]}
         if memory is not None:
             from citefinder.library.contexts.api import adopt_memory
             from citefinder.library.contexts.memory import memory_of
@@ -156,6 +170,7 @@ def evaluate_drafts(
         "items": len(outcomes),
         "library_sizes": sizes,
         "memory": str(memory) if memory else None,
+        "enriched": enriched or None,
         "libraries": str(libraries),
         "settings": settings.model_dump(mode="json", exclude={"llm_api_key", "library"}),
         "wall_s": time.perf_counter() - t0,

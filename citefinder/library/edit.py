@@ -83,6 +83,8 @@ def edit_paper(library: Library, doc_id: str, *, title: str | None = None, autho
         raise LibraryError(f"The paper cannot be saved: it {e}.") from e
     if new == old:
         return old
+    if new.abstract != old.abstract:  # the user's own abstract now, not the one enrichment found
+        new = replace(new, provenance=tuple(p for p in new.provenance if p[0] != "abstract"))
     new = replace(new, bibtex=entry_with(old, new))
     log.info("editing %s: %s", doc_id, ", ".join(sorted(changes)))
     library.update_papers([new])

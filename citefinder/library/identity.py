@@ -26,6 +26,7 @@ _LATEX_LETTER = re.compile(r"\\(i|j|o|O|l|L|ss|ae|AE|oe|OE|aa|AA)(?![a-zA-Z])\s*
 _LATEX_MACRO = re.compile(r"\\[a-zA-Z]+\*?")
 _NON_WORD = re.compile(r"[\W_]+")
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+_ET_AL = re.compile(r"[\s,]+(?:et(?:\.\s*|\s+)al\.?|and\s+others)\s*$", re.IGNORECASE)  # "Colin Raffel et al."
 
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi\s*:\s*|doi\.org/)", re.IGNORECASE)
 _DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
@@ -123,9 +124,10 @@ def surname(author: str) -> str:
 
     "Yann LeCun", "LeCun, Yann", "LeCun, Y.", "Y. LeCun" and "LeCun Y" -> "lecun"; "Laurens van der Maaten"
     and "van der Maaten, Laurens" -> "maaten"; "Martin Luther King Jr." and "King, Jr., Martin Luther" ->
-    "king"; "王小明" -> "王小明". "" when there is no name.
+    "king"; "Colin Raffel et al." (a whole author list cut short) -> "raffel"; "王小明" -> "王小明". "" when
+    there is no name.
     """
-    name = " ".join(author.replace("{", "").replace("}", "").split())
+    name = _ET_AL.sub("", " ".join(author.replace("{", "").replace("}", "").split()))
     if "," in name:
         family = name.split(",", 1)[0].split()
     else:

@@ -194,7 +194,7 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False,
                         and old["doc_id"] in set(gone)})
         gone = []
     removed = library.remove(sorted(set(gone))) if gone else 0
-    embedded = library.update_papers(updates) if updates else 0
+    embedded = library.update_papers(_enrichment_kept(library, updates)) if updates else 0
 
     to_add: dict[str, Paper] = {}
     rekey: list[Paper] = []
@@ -231,6 +231,30 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False,
     )
     log.info("%s", synced.summary())
     return synced
+
+
+def _enrichment_kept(library: "Library", updates: list[Paper]) -> list[Paper]:
+    """The changed entries, each keeping what ``library enrich`` found for its stored paper (the abstract and
+    ids marked in :attr:`Paper.provenance`) where the entry does not now give that field itself: a re-read .bib
+    never loses an enrichment, and the user's own value replaces a found one."""
+    stored = {p.doc_id: p for p in library.get([p.doc_id for p in updates])}
+    return [kept_enrichment(stored[p.doc_id], p) if p.doc_id in stored else p for p in updates]
+
+
+def kept_enrichment(stored: Paper, new: Paper) -> Paper:
+    """``new`` (an entry read again) with the fields ``stored`` was enriched with that ``new`` lacks."""
+    found = {field for field, _, _ in stored.provenance}
+    if not found:
+        return new
+    abstract = new.abstract
+    keep: set[str] = set()
+    if "abstract" in found and not new.abstract.strip():
+        abstract, keep = stored.abstract, {"abstract"}
+    own = {scheme for scheme, _ in new.ids} | ({"doi"} if new.doi else set()) | ({"arxiv"} if new.arxiv_id else set())
+    ids = list(new.ids) + [(scheme, value) for scheme, value in stored.ids if scheme in found and scheme not in own]
+    keep |= {scheme for scheme, _ in ids if scheme in found and scheme not in own}
+    provenance = tuple(new.provenance) + tuple(p for p in stored.provenance if p[0] in keep)
+    return replace(new, abstract=abstract, ids=tuple(ids), provenance=provenance)
 
 
 def mass_deletion(previous: dict[str, Any], current: dict[str, Paper]) -> int:

@@ -25,7 +25,8 @@ from citefinder.types import Paper
 log = logging.getLogger(__name__)
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """An SQLite file of a library folder opened without writing a byte (immutable when even that fails)."""
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
@@ -40,7 +41,7 @@ def stored_papers(folder: Path) -> Iterator[Paper]:
     if not store.is_file():
         raise LibraryError(f"{folder} is not a CiteFinder library folder (it has no chroma/chroma.sqlite3).")
     try:
-        with closing(_connect(store)) as con:
+        with closing(connect_read_only(store)) as con:
             meta: dict[int, dict[str, object]] = {}
             for rid, key, s, i, f in con.execute(
                     "SELECT id, key, string_value, int_value, float_value FROM embedding_metadata"):
@@ -54,7 +55,7 @@ def stored_papers(folder: Path) -> Iterator[Paper]:
     pending = folder / "pending.sqlite"
     if pending.is_file():
         try:
-            with closing(_connect(pending)) as con:
+            with closing(connect_read_only(pending)) as con:
                 for (paper,) in con.execute("SELECT paper FROM pending"):
                     yield Paper.from_dict(json.loads(paper))
         except sqlite3.Error as e:

@@ -2,7 +2,11 @@
 
 Asked in order of strength — the DOI, then the arXiv id, then the title — a record is the same work only by
 :mod:`citefinder.library.identity`'s rule: the same normalised DOI or arXiv id, or the same normalised title that
-neither the year (more than one apart) nor the first author's surname contradicts. A wrong match is the worst
+neither the year (more than one apart) nor the first author's surname contradicts; and, when no record of the
+paper's own years fits, another version of it (:func:`other_version`: the same title by the same first author, at
+most three years apart: a preprint and its journal version). A record found by its DOI or arXiv id whose title
+contradicts the entry's (:func:`titles_agree`: a .bib entry carrying another paper's id) is no match either,
+and the entry is asked again by its title. A wrong match is the worst
 outcome, so a title shared by two works that both pass (two papers called "Deep learning", and an entry without
 the year or author that would tell them apart) is *ambiguous* and left alone.
 """
@@ -26,6 +30,7 @@ from citefinder.types import Paper
 log = logging.getLogger(__name__)
 
 ORDER: tuple[LookupBy, ...] = ("doi", "arxiv", "title")
+VERSION_YEARS = 3  # how far apart a work's versions may be (preprint, proceedings, journal) when the author agrees
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,9 @@ def decide(paper: Paper, by: LookupBy, records: Sequence[SourceRecord]) -> Match
     rejected: list[SourceRecord] = []
     for record in records:
         (fits if _is(paper, by, record.paper) else rejected).append(record)
+    if not fits and by == "title":  # no record of its year: a version a few years apart by the same first author
+        versions = [r for r in rejected if other_version(paper, r.paper)]
+        fits, rejected = versions, [r for r in rejected if r not in versions]
     if not fits:
         return Match(paper, rejected=tuple(rejected))
     works = _works(fits)
@@ -71,12 +79,41 @@ def decide(paper: Paper, by: LookupBy, records: Sequence[SourceRecord]) -> Match
 
 def _is(paper: Paper, by: LookupBy, other: Paper) -> bool:
     if by == "doi":
-        return normalize_doi(paper.doi) is not None and normalize_doi(paper.doi) == normalize_doi(other.doi)
+        same = normalize_doi(paper.doi) is not None and normalize_doi(paper.doi) == normalize_doi(other.doi)
+        return same and titles_agree(paper.title, other.title)
     if by == "arxiv":
         mine = normalize_arxiv_id(paper.arxiv_id)
-        return mine is not None and mine == normalize_arxiv_id(other.arxiv_id)
+        same = mine is not None and mine == normalize_arxiv_id(other.arxiv_id)
+        return same and titles_agree(paper.title, other.title)
     title = normalize_title(paper.title)
     return bool(title) and title == normalize_title(other.title) and same_work(f"title:{title}", other, paper)
+
+
+_SMALL_WORDS = frozenset("a an the of for and or in on to with by from at via is are".split())
+
+
+def titles_agree(mine: str, theirs: str, *, share: float = 0.5) -> bool:
+    """Whether a record found by its DOI or arXiv id has a title that does not contradict the entry's: at least
+    ``share`` of the shorter title's words (small words aside) in the other. A .bib entry with the id of another
+    paper ("Asynchronous Methods for Deep RL" with arXiv:1605.03835, a decoding paper) is then no match, while a
+    retitled version ("Recurrent Parameter Generators" -> "Compact and Optimal Deep Learning with Recurrent
+    Parameter Generators") is. Without a title on either side the id decides."""
+    a = set(normalize_title(mine).split()) - _SMALL_WORDS
+    b = set(normalize_title(theirs).split()) - _SMALL_WORDS
+    if not a or not b:
+        return True
+    return len(a & b) >= share * min(len(a), len(b))
+
+
+def other_version(paper: Paper, other: Paper, *, years: int = VERSION_YEARS) -> bool:
+    """The same normalised title by the same first author (both known) at most ``years`` apart: a preprint and
+    its journal version (LDA: NIPS 2001, JMLR 2003; Faster R-CNN: 2015, TPAMI 2017), which the identity rule's
+    one year tells apart. Asked only when no record of the paper's own year fits."""
+    title = normalize_title(paper.title)
+    if not title or title != normalize_title(other.title) or paper.year is None or other.year is None:
+        return False
+    mine, theirs = first_author_surname(paper), first_author_surname(other)
+    return bool(mine) and mine == theirs and abs(paper.year - other.year) <= years
 
 
 def _works(records: Sequence[SourceRecord]) -> list[list[SourceRecord]]:

@@ -17,7 +17,7 @@ from citefinder.library.link import link_file, linked_files, sync_all, unlink_fi
 from citefinder.library.review import ImportReview, import_reviewed
 from citefinder.library.store import Library
 from citefinder.types import ImportReport, Paper
-from citefinder.ui import layout, paper_editor, render, resources, state, tables
+from citefinder.ui import enrich_view, layout, paper_editor, render, resources, state, tables
 from citefinder.ui.markdown import escape_markdown
 
 log = logging.getLogger(__name__)
@@ -145,6 +145,7 @@ def import_summary(library: Library) -> None:
     line = (f"**Last import** ({escape_markdown(', '.join(names))}): {report.added:,} added, {changed}"
             f"{report.duplicates:,} duplicates skipped, {len(report.failures):,} failed.")
     (st.warning if report.failures else st.success)(line)
+    enrich_view.enrich_button(library.settings, lambda: library, library.path, key="library_enrich")
     if report.failures:
         st.dataframe(tables.failures_frame(report), hide_index=True, width="stretch")
     review: ImportReview | None = st.session_state.get(state.LIBRARY_REVIEW)

@@ -26,7 +26,7 @@ from citefinder.library.store import Library
 from citefinder.pipeline.pipeline import Pipeline
 from citefinder.text.safewrite import atomic_write
 from citefinder.types import ImportFailure, Paper
-from citefinder.ui import resources, state
+from citefinder.ui import enrich_view, resources, state
 from citefinder.ui.markdown import escape_markdown
 
 log = logging.getLogger(__name__)
@@ -94,6 +94,9 @@ def bib_uploader(settings: Settings) -> None:
                     "come from it alone.")
         row.button("Unpair", type="tertiary", icon=":material/link_off:", on_click=unpair, key="cite_unpair",
                    help="Fill from the whole library again (your picks stay).")
+        own = paired.settings(settings)
+        enrich_view.enrich_button(settings, lambda: paired_library(own, paired), own.library, key="cite_enrich",
+                                  container=row)
 
 
 def paired_pipeline(settings: Settings, paired: state.PairedBib | None) -> Pipeline | None:
@@ -106,6 +109,14 @@ def paired_pipeline(settings: Settings, paired: state.PairedBib | None) -> Pipel
         st.session_state[state.CITE_PAIRED] = None
         raise FileNotFoundError(f"the saved copy of {paired.name} is gone; pair the file again")
     return bib_pipeline(settings, own, saved, paired.name)
+
+
+def paired_library(own: Settings, paired: state.PairedBib) -> Library:
+    """The paired .bib's own library, linked to its saved copy and synced."""
+    saved = next(Path(paired.folder).glob("refs.*"), None)
+    if saved is None:
+        raise FileNotFoundError(f"the saved copy of {paired.name} is gone; pair the file again")
+    return bib_library(own, saved, paired.name)
 
 
 NAME_FILE = "name.txt"
@@ -128,13 +139,21 @@ def save_bib(settings: Settings, name: str, data: bytes) -> Path:
 def bib_pipeline(settings: Settings, own: Settings, saved: Path, name: str) -> Pipeline:
     """A pipeline over the library of a saved .bib (``own``: its settings, :func:`state.paired_settings`),
     linked on first use and synced after; entries that could not be read are said."""
+    library = bib_library(own, saved, name)
+    enrich_view.enrich_before_fill(settings, library)
+    return Pipeline(own, library, reranker=resources.get_reranker(settings))
+
+
+def bib_library(own: Settings, saved: Path, name: str) -> Library:
+    """The library of a saved .bib, linked on first use and synced after; entries that could not be read are
+    said."""
     library = resources.get_library(own)
     with st.spinner(f"Reading your {name}..."):
         reports = [link_file(library, saved)] if saved.resolve() not in linked_files(library) else sync_all(library)
     for report in reports:
         if report.failures:
             st.warning(f"{len(report.failures)} entries of your {name} could not be read; the others are used.")
-    return Pipeline(own, library, reranker=resources.get_reranker(settings))
+    return library
 
 
 def run_library(run: state.CiteRun, default: Library) -> Library:

@@ -110,6 +110,8 @@ def edit_section(library: Library, shown: list[Paper]) -> None:
         paper = next((p for p in shown if p.doc_id == doc_id), None)
         if paper is not None:
             st.caption(f"id {escape_markdown(paper.doc_id)} · from {escape_markdown(paper.source or 'unknown')}")
+            if found := render.provenance_line(paper):
+                st.caption(found)
             saved_note(paper)
             fields, entry = st.tabs(["Fields", "BibTeX entry"])
             with fields:

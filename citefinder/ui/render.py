@@ -43,6 +43,15 @@ def paper_card(paper: Paper, *, number: int | None = None) -> None:
     st.caption("  \n".join(line for line in lines if line))
 
 
+def provenance_line(paper: Paper) -> str:
+    """Where the fields CiteFinder found for ``paper`` came from (``library enrich``), as escaped Markdown for a
+    card: ":gray[abstract from papers-333k, arxiv:1706.03762]"; "" when every field is the user's."""
+    from citefinder.sources.enrich import provenance_text
+
+    text = provenance_text(paper)
+    return f":gray[{escape_markdown(text)}]" if text else ""
+
+
 def highlight_slot(sentence: str, which: int = 0) -> str:
     """The sentence as Markdown with its ``which``-th [CITATION] highlighted (others dimmed)."""
     pieces = [escape_markdown(p, strip=False) for p in sentence.split(SLOT_TEXT)]

@@ -62,6 +62,8 @@ def candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, pa
     snippet = best_sentence(paper.abstract, slot_text)
     if snippet:
         lines.append(f":gray[“{escape_markdown(snippet)}”]")
+    if found := render.provenance_line(paper):
+        lines.append(found)
     elsewhere = _elsewhere(library, result, paper.doc_id)
     if elsewhere:
         lines.append(f":violet[{escape_markdown(elsewhere)}]")

@@ -1,0 +1,76 @@
+"""``citefinder library enrich --from LIBRARY``: complete the library's entries (abstracts, DOIs, arXiv ids) from
+a literature library folder or a named source (:mod:`citefinder.sources.enrich`); ``--bib REFS.bib``: the
+library kept beside that .bib (the one ``fill --bib`` and ``check`` use). The .bib itself is never written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable
+
+from citefinder.errors import InputError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(lsub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """The ``library enrich`` subcommand under ``library``'s subparsers."""
+    p = lsub.add_parser("enrich", help="complete your entries (abstract, DOI, arXiv id) from a literature library; "
+                                       "your .bib entries are never changed")
+    p.add_argument("--from", dest="source", metavar="LIBRARY",
+                   help="a literature library folder (built with `library import` from a dump) or an online "
+                        "source's name (default: the setting CITEFINDER_LITERATURE)")
+    p.add_argument("--bib", type=Path, action="append", metavar="REFS.bib",
+                   help="enrich the library kept beside this .bib (the one `fill --bib` and `check` use), made "
+                        "and synced first; repeat for several .bib files of one library")
+    p.add_argument("--json", type=Path, dest="json_out", metavar="FILE", help="write every outcome as JSON")
+    p.add_argument("--quiet", action="store_true", help="print the summary and the ambiguous entries only")
+    common(p)
+
+
+def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], Any]) -> int:
+    from citefinder.cli.options import progress_bar
+    from citefinder.library.link import linked_files
+    from citefinder.sources.enrich import enrich
+    from citefinder.sources.registry import open_source
+    from citefinder.text.safewrite import WritePlan
+    from citefinder.text.textsafe import terminal_safe
+
+    spec = args.source or settings.literature
+    if not spec:
+        raise InputError("Name the literature library to enrich from: --from FOLDER (a library built with "
+                         "`citefinder library import` of a dump) or set CITEFINDER_LITERATURE.")
+    plan = WritePlan(force=getattr(args, "force", False))  # the output checked before any work
+    if args.json_out is not None:
+        plan.target("--json", args.json_out)
+    if args.bib:
+        from citefinder.cli.fill import _bib_library
+
+        bibs = [b.expanduser().resolve() for b in args.bib]
+        plan.protect("your .bib", bibs)
+        _, library, _ = _bib_library(bibs, settings, explicit_library=args.library is not None)
+    else:
+        library = open_library(settings)
+    plan.protect("a file linked to the library", linked_files(library))
+    plan.protect_folder("the library folder", library.path)
+    source = open_source(spec, settings.with_overrides(library=library.path))  # an online source caches beside it
+    if source.sends:
+        print(f"asking {source.name}: {source.sends}", file=sys.stderr)
+    update, close = progress_bar(f"enriching from {source.name}", "papers")
+    try:
+        report = enrich(library, source, progress=update)
+    finally:
+        close()
+    for outcome in report.outcomes:
+        if not args.quiet or outcome.status == "ambiguous":
+            print(terminal_safe(f"  {outcome.line()}"))
+    print(report.summary())
+    if args.json_out is not None:
+        data = {"source": report.source, "library": str(library.path), "summary": report.summary(),
+                "outcomes": [asdict(o) for o in report.outcomes]}
+        plan.put(args.json_out, json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8"))
+        plan.commit()
+    return 0

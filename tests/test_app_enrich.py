@@ -1,0 +1,63 @@
+"""The Cite page with a literature library configured (AppTest over real libraries): a paired .bib is completed
+from it before the fill, one line says how many entries gained an abstract, and a candidate's card says where
+its abstract came from; the .bib's saved copy is unchanged."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from citefinder.ui import paired_bib, state, workspace
+from citefinder.ui.markdown import WORD_JOINER
+from tests.app_support import build_sample_library
+from tests.test_sources_local import DATA, build_literature
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 240
+TEXT = ("Self-attention alone, without recurrence, is all you need for sequence transduction [CITATION]. "
+        "The bench was quiet that morning. "
+        "A residual learning framework eases the training of much deeper networks [CITATION].")
+
+
+def plain(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
+
+
+@pytest.fixture
+def app(tmp_path_factory, tmp_path, monkeypatch) -> AppTest:
+    built = build_sample_library(tmp_path_factory.getbasetemp() / "sample-library")
+    folder = tmp_path / "library"
+    shutil.copytree(built, folder, ignore=shutil.ignore_patterns("workspace", "paired"))
+    literature = build_literature(tmp_path / "papers-lit")
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
+    monkeypatch.setenv("CITEFINDER_LITERATURE", str(literature))
+    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
+    workspace.clear_draft(folder)
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+
+
+def test_a_paired_bib_is_completed_before_the_fill_with_one_line(app):
+    at = app.run()
+    data = (DATA / "refs.bib").read_bytes()
+    at.file_uploader(key=paired_bib.UPLOAD).upload("refs.bib", data, "application/x-bibtex").run()
+    assert not at.error
+    assert any(b.label == "Complete from papers-lit" for b in at.button)  # the button beside the pairing
+    at.text_area(key=state.CITE_TEXT).set_value(TEXT).run()
+    next(b for b in at.button if b.label == "Find citations").click().run()
+    assert not at.exception and not at.error
+    captions = [plain(c.value) for c in at.caption]
+    assert any(c.startswith("5 of your 8 entries gained an abstract from papers-lit; 3 an identifier; 1 ambiguous "
+                            "title left alone. Your .bib is unchanged.") for c in captions), "\n".join(captions)
+    run = at.session_state[state.CITE_RUN]
+    first = run.results[0].candidates[0].paper
+    assert first.key == "vaswani2017" and first.source_of("abstract") == ("papers-lit", "arxiv:1706.03762")
+    cards = [plain(m.value) for m in at.markdown]
+    assert any("abstract from papers-lit, arxiv:1706.03762" in m for m in cards)
+    saved = next(Path(at.session_state[state.CITE_PAIRED].folder).glob("refs.*"))
+    assert saved.read_bytes() == data
