@@ -4,7 +4,9 @@ Each trial builds a fresh library of N papers from ../shared/data/papers-50k.jso
 N records), starts `citefinder library import` (plain, or --defer-embedding followed by
 `library embed`), kills it with SIGKILL at a random moment, then re-runs the same command(s)
 to completion and checks: papers stored == N, no duplicates, BM25 and the manifest agree with
-Chroma, and every stored vector is found by a dense query.
+Chroma, and every stored vector is found by a dense query. Right after the kill, before anything
+resumes, `library stats`, the BM25 index and the store must already agree, no paper counted twice
+(issue 35: a kill between a batch reaching Chroma and leaving the queue once counted it twice).
 
     python bench/faults.py --trials 10 --papers 300
 """
@@ -58,6 +60,33 @@ def _check(folder: Path, expected_ids: set[str]) -> dict:
             "vectors": n_vec, "pending": lib.pending_count()}
 
 
+def _after_kill(folder: Path) -> dict:
+    """What the first command after the kill sees: `library stats` against the store's own ids."""
+    import sqlite3
+
+    rc, out = _run("library", "stats", "--json", "--library", str(folder))
+    if rc:
+        return {"stats_rc": rc}
+    shown = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    sys.path.insert(0, str(ROOT))
+    from citefinder.config import Settings
+    from citefinder.library.store import Library
+
+    lib = Library.open(Settings(library=folder))
+    stored = set(lib._stored_ids())
+    queue = folder / "pending.sqlite"
+    queued: set[str] = set()
+    if queue.exists():
+        with sqlite3.connect(queue) as con:
+            queued = {r[0] for r in con.execute("SELECT doc_id FROM pending")}
+    del lib
+    import chromadb
+
+    chromadb.api.client.SharedSystemClient.clear_system_cache()  # the re-run below writes from another process
+    return {"stats_papers": shown["papers"], "stats_bm25": shown["bm25_documents"],
+            "unique_after_kill": len(stored | queued), "both_after_kill": len(stored & queued)}
+
+
 def trial(src: Path, folder: Path, ids: set[str], mode: str, kill_after: float) -> dict:
     lib = ["--library", str(folder)]
     first = _cli("library", "import", str(src), *lib, *(["--defer-embedding"] if mode != "import" else []))
@@ -69,6 +98,7 @@ def trial(src: Path, folder: Path, ids: set[str], mode: str, kill_after: float) 
     if not finished:
         first.send_signal(signal.SIGKILL)
     first.communicate()
+    right_after = _after_kill(folder) if (folder / "library.json").exists() else {}
     t0 = time.perf_counter()
     rc, out = _run("library", "import", str(src), *lib, *(["--defer-embedding"] if mode != "import" else []))
     if mode != "import":
@@ -77,7 +107,7 @@ def trial(src: Path, folder: Path, ids: set[str], mode: str, kill_after: float) 
     recovery = time.perf_counter() - t0
     state = _check(folder, ids)
     return {"mode": mode, "kill_after_s": round(kill_after, 1), "killed": not finished, "rc": rc,
-            "recovery_s": round(recovery, 1), **state}
+            "recovery_s": round(recovery, 1), **right_after, **state}
 
 
 def main() -> int:
@@ -106,7 +136,10 @@ def main() -> int:
             print(json.dumps(r), flush=True)
         lost = sum(r["lost"] for r in results)
         bad = [r for r in results if r["lost"] or r["duplicates"] or r["stored"] != len(ids) or r["bm25"] != len(ids)
-               or r["manifest"] != len(ids) or r["vectors_found"] != r["vectors"] or r["pending"] or r["rc"]]
+               or r["manifest"] != len(ids) or r["vectors_found"] != r["vectors"] or r["pending"] or r["rc"]
+               or r.get("stats_rc") or r.get("both_after_kill")
+               or r.get("stats_papers", 0) != r.get("unique_after_kill", 0)
+               or r.get("stats_bm25", 0) != r.get("unique_after_kill", 0)]
         rec = sorted(r["recovery_s"] for r in results)
         print(f"{len(results)} trials ({sum(r['killed'] for r in results)} killed mid-run), {len(ids)} papers each: "
               f"papers lost {lost}, inconsistent trials {len(bad)}, recovery median {rec[len(rec) // 2]} s, "

@@ -196,9 +196,6 @@ def join_export(items: Iterable[EntryParts]) -> str:
     return SEPARATOR.join(b.strip("\n") for b in blocks) + "\n" if blocks else ""
 
 
-_SAMPLE_FILE = "sample-library.bib"  # citefinder.library.sample.SAMPLE_FILE (imported here it would make a cycle)
-
-
 def from_bib(paper: Paper) -> bool:
     """Whether ``paper``'s entry text is a .bib file's own (not one written for a CSL-JSON, JSONL or PDF record)."""
     return bool(paper.bibtex) and (paper.source or "").lower().endswith(".bib")
@@ -208,11 +205,12 @@ def adopted(stored: Paper, duplicate: Paper) -> Paper:
     """``stored`` with the key (and, from a .bib, the entry text, its place and file) of ``duplicate``. The
     user's .bib entry wins whatever the order of imports: a stored entry from a .bib (not the sample's) keeps
     its key and text when the same work arrives from CSL-JSON, JSONL or a PDF; a .bib entry arriving later
-    becomes the entry of a work stored from elsewhere."""
+    becomes the entry of a work stored from elsewhere. (A sample paper's entry is nobody's:
+    :func:`citefinder.library.sample_file.owned` hands it over without its file.)"""
     if from_bib(duplicate) or (duplicate.bibtex and not from_bib(stored)):
         return replace(stored, key=duplicate.key or stored.key, bibtex=duplicate.bibtex, position=duplicate.position,
                        source=duplicate.source)
-    if not duplicate.key or (from_bib(stored) and stored.source != _SAMPLE_FILE):
+    if not duplicate.key or from_bib(stored):
         return stored
     text = with_key(stored.bibtex, duplicate.key) if stored.bibtex else None
     return replace(stored, key=duplicate.key, bibtex=text)

@@ -85,7 +85,7 @@ class LibraryCore:
 
     def count(self) -> int:
         """Papers in the library, including those still waiting for their dense vectors."""
-        return self.embedded_count() + self._pending.count()
+        return self.embedded_count() + self.pending_count()
 
     def embedded_count(self) -> int:
         """Papers the dense agent can find (their vectors are in Chroma)."""
@@ -93,7 +93,29 @@ class LibraryCore:
 
     def pending_count(self) -> int:
         """Papers searchable by BM25 only until :meth:`embed_pending` has embedded them."""
-        return self._pending.count()
+        return self._pending.count() - len(self._landed())
+
+    def _landed(self, ids: Sequence[str] | None = None) -> list[str]:
+        """Queued papers Chroma already holds, among ``ids`` (default: those marked in flight): a batch a
+        killed ``embed`` stored but did not take off the queue. A stored paper is not pending: reads leave
+        these out and the next writer takes them off the queue (:meth:`_settle_queue`)."""
+        ids = self._pending.flying() if ids is None else ids
+        found: list[str] = []
+        for start in range(0, len(ids), 500):
+            found += self._collection.get(ids=list(ids[start:start + 500]), include=[])["ids"]
+        return found
+
+    def _settle_queue(self, *, everything: bool = False) -> int:
+        """Under the write lock: take stored papers off the queue (those marked in flight; ``everything``:
+        check every queued paper, as after a writer of an older version died). Returns how many."""
+        ids = self._pending.ids() if everything else self._pending.flying()
+        if not ids:
+            return 0
+        landed = self._landed(ids)
+        if landed:
+            log.info("%d papers of the embedding queue were already stored (a killed embed); taken off the queue",
+                     len(landed))
+        return self._pending.land(landed)
 
     def get(self, doc_ids: Sequence[str]) -> list[Paper]:
         """Papers for ``doc_ids`` in the given order; unknown ids are skipped."""
@@ -131,7 +153,7 @@ class LibraryCore:
             res = self._collection.get(offset=offset, limit=limit, include=["metadatas", "documents"])
             papers = papers_of(res)
         if len(papers) < limit:
-            papers += self._pending.take(limit - len(papers), max(0, offset - embedded))
+            papers += self._pending.take(limit - len(papers), max(0, offset - embedded), skip=self._landed())
         return papers
 
     def iter_papers(self, page: int = PAGE) -> Iterator[Paper]:
@@ -162,6 +184,7 @@ class LibraryCore:
                 self._keys = None
                 self._bm25 = None
             self._seen = manifest
+            self._settle_queue()
             yield
 
     def _chroma_get(self, doc_ids: Sequence[str]) -> list[Paper]:
@@ -262,6 +285,8 @@ class LibraryCore:
             manifest = read_manifest(self.path)
             if int(manifest.get("generation", 0)) != generation or not manifest:
                 return self._rebuild_bm25(str(generation), save=False)
+            if manifest.get("dirty"):  # a writer died: none of its papers may stay both stored and queued
+                self._settle_queue(everything=True)
             index = self._rebuild_bm25(str(generation))
             self._record_state(manifest)  # no writer runs: a leftover dirty flag is from a dead one
             return index

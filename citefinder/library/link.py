@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citefinder.errors import InputError, LibraryError
-from citefinder.library.bibentry import adopted
 from citefinder.library.readers import read_papers
+from citefinder.library.sample_file import owned
 from citefinder.types import ImportFailure, Paper
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ def sync_file(library: "Library", path: Path | str, *, force: bool = False,
             continue
         entries[ident] = {"doc_id": match, "fp": _fingerprint(paper), "owned": False}
         stored = library.get([match])
-        if stored and (new := adopted(stored[0], paper)) != stored[0]:
+        if stored and (new := owned(stored[0], paper)) != stored[0]:
             rekey.append(new)  # the file's key and entry text (a sample paper becomes the user's)
     rekey += _follow_keys(library, state, str(path), previous, current, entries, rekey)
     if rekey:

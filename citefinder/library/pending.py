@@ -2,8 +2,10 @@
 
 A deferred import writes papers here (fast: no model), so BM25 can search them at once; the
 dense vectors are computed later by :meth:`Library.embed_pending`, batch by batch. Each batch
-is added to Chroma first and only then removed from the queue, so a killed run loses nothing
-and a re-run skips what already reached Chroma.
+is marked as in flight, added to Chroma and only then removed from the queue, so a killed run loses
+nothing and a re-run skips what already reached Chroma. A kill between the two writes leaves papers both
+stored and queued (two files, no shared transaction): the marks name the few that may be, so reads leave
+them out and the next writer takes them off the queue (:meth:`LibraryCore._settle_queue`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class PendingQueue:
             con = sqlite3.connect(self.path, timeout=30)
             con.execute("CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
                         "doc_id TEXT UNIQUE NOT NULL, paper TEXT NOT NULL)")
+            # the batch being written to Chroma (a queue file of an older version gets the table here)
+            con.execute("CREATE TABLE IF NOT EXISTS flight (doc_id TEXT PRIMARY KEY)")
         return con
 
     @contextmanager
@@ -101,13 +105,44 @@ class PendingQueue:
             con.executemany("INSERT OR IGNORE INTO pending (doc_id, paper) VALUES (?, ?)",
                             [(p.doc_id, json.dumps(p.to_dict(), ensure_ascii=False)) for p in papers])
 
-    def take(self, n: int, offset: int = 0) -> list[Paper]:
-        """The oldest ``n`` papers after ``offset`` (they stay queued until :meth:`remove`)."""
+    def take(self, n: int, offset: int = 0, *, skip: Sequence[str] = ()) -> list[Paper]:
+        """The oldest ``n`` papers after ``offset``, leaving out ``skip`` (they stay queued until :meth:`remove`)."""
+        if not self.exists():
+            return []
+        marks = ",".join("?" * len(skip))
+        leave = f"WHERE doc_id NOT IN ({marks}) " if skip else ""
+        with self._lock, closing(self._connect()) as con, self._named():
+            rows = con.execute(f"SELECT paper FROM pending {leave}ORDER BY seq LIMIT ? OFFSET ?",
+                               (*skip, n, offset)).fetchall()
+        return [Paper.from_dict(json.loads(r[0])) for r in rows]
+
+    def ids(self) -> list[str]:
+        """Every queued doc_id, in order."""
         if not self.exists():
             return []
         with self._lock, closing(self._connect()) as con, self._named():
-            rows = con.execute("SELECT paper FROM pending ORDER BY seq LIMIT ? OFFSET ?", (n, offset)).fetchall()
-        return [Paper.from_dict(json.loads(r[0])) for r in rows]
+            return [r[0] for r in con.execute("SELECT doc_id FROM pending ORDER BY seq")]
+
+    def mark_flight(self, doc_ids: Sequence[str]) -> None:
+        """Note that these queued papers are being written to Chroma (until :meth:`remove` or :meth:`land`)."""
+        with self._lock, closing(self._connect()) as con, self._named(), con:
+            con.executemany("INSERT OR IGNORE INTO flight (doc_id) VALUES (?)", [(d,) for d in doc_ids])
+
+    def flying(self) -> list[str]:
+        """The queued papers marked in flight: those a killed writer may have stored without dequeuing."""
+        if not self.exists():
+            return []
+        with self._lock, closing(self._connect()) as con, self._named():
+            return [r[0] for r in con.execute("SELECT doc_id FROM flight JOIN pending USING (doc_id)")]
+
+    def land(self, stored: Sequence[str]) -> int:
+        """Take the papers Chroma holds (``stored``) off the queue and clear every in-flight mark."""
+        if not self.exists():
+            return 0
+        with self._lock, closing(self._connect()) as con, self._named(), con:
+            cur = con.executemany("DELETE FROM pending WHERE doc_id = ?", [(d,) for d in stored])
+            con.execute("DELETE FROM flight")
+            return int(cur.rowcount)
 
     def get(self, doc_ids: Sequence[str]) -> dict[str, Paper]:
         if not self.exists() or not doc_ids:
@@ -126,7 +161,9 @@ class PendingQueue:
             return 0
         with self._lock, closing(self._connect()) as con, self._named(), con:
             cur = con.executemany("DELETE FROM pending WHERE doc_id = ?", [(d,) for d in doc_ids])
-            return int(cur.rowcount)
+            removed = int(cur.rowcount)
+            con.executemany("DELETE FROM flight WHERE doc_id = ?", [(d,) for d in doc_ids])
+            return removed
 
     def replace(self, papers: Sequence[Paper]) -> None:
         """Rewrite queued papers (by doc_id) with new records, keeping their place; others are ignored."""

@@ -18,8 +18,9 @@ from citefinder.library import faults
 from citefinder.library.chroma import where
 from citefinder.library.contexts.api import memory_problems, repair_memory
 from citefinder.library.core import PAGE
+from citefinder.library.embedding import LibraryEmbeds
 from citefinder.library.manifest import MANIFEST, read_manifest, write_manifest
-from citefinder.library.writes import WRITE_BATCH, LibraryWrites
+from citefinder.library.writes import WRITE_BATCH
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 _CONFIRM_MAX = 64
 
 
-class LibraryRepairs(LibraryWrites):
+class LibraryRepairs(LibraryEmbeds):
     """Checks and repairs of a library (see the module docstring)."""
 
     def problems(self) -> list[str]:
@@ -66,6 +67,9 @@ class LibraryRepairs(LibraryWrites):
                 restored = self._restore_vectors()
             if restored:
                 done.append(f"re-embedded {restored} papers whose vectors were missing from Chroma's vector index")
+            if settled := self._settle_queue(everything=True):
+                done.append(f"took {settled} papers off the embedding queue that the store already held (a killed "
+                            "`library embed`)")
             before = read_manifest(self.path)
             n = self.count()
             if before.get("papers") not in (None, n):
@@ -201,6 +205,7 @@ class LibraryRepairs(LibraryWrites):
         for start in range(0, len(missing), WRITE_BATCH):
             chunk = missing[start:start + WRITE_BATCH]
             self._pending.add(self._chroma_get(chunk))
+            self._pending.mark_flight(chunk)  # stored and queued until deleted: counted once meanwhile
             self._collection.delete(ids=chunk)
         self._vector_check = None
         self.embed_pending()

@@ -1,10 +1,11 @@
 """The sample library (``assets/sample-library.bib``, loaded into an empty library on the app's first run)
 kept apart from the user's own papers.
 
-A paper is a sample paper when it was imported from the file of that name (:attr:`Paper.source`): this
-is stored with every paper, so it survives reopening, needs no extra file, and a paper the user's own
-.bib brings again stops being a sample (the import gives it the user's entry and source). Once the
-library holds papers of the user's own, the samples are left out of suggestions unless the setting
+A paper is a sample paper when it was imported from the shipped file's bytes: the import marks it
+(:mod:`citefinder.library.sample_file`: a mark in :attr:`Paper.provenance`, stored with the paper), so it
+survives reopening and needs no extra file; a user's own file of the same name is the user's. A paper the
+user's own file brings again stops being a sample (the import gives it the user's entry and source). Once
+the library holds papers of the user's own, the samples are left out of suggestions unless the setting
 ``suggest_sample`` brings them back (:func:`hidden_ids`, read by the pipeline).
 """
 
@@ -13,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citefinder.library.sample_file import SAMPLE_FILE, is_sample
+from citefinder.library.manifest import read_manifest
+from citefinder.library.sample_file import MARKED, SAMPLE_FILE, is_sample, old_sample
 
 if TYPE_CHECKING:
     from citefinder.library.store import Library
@@ -30,8 +32,11 @@ class Counts:
 
 
 def sample_ids(library: "Library") -> list[str]:
-    """The doc_ids of the sample papers in ``library``."""
-    return library.ids_from(SAMPLE_FILE)
+    """The doc_ids of the sample papers in ``library`` (in a library made before the papers were marked and
+    not written to since, those the mark would be given: :func:`~citefinder.library.sample_file.old_sample`)."""
+    marked = read_manifest(library.path).get(MARKED)
+    return [p.doc_id for p in library.get(library.ids_from(SAMPLE_FILE))
+            if is_sample(p) or (not marked and old_sample(p))]
 
 
 def counts(library: "Library") -> Counts:

@@ -48,6 +48,7 @@ from citefinder.library.lockfile import FolderLock
 from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.pending import PendingQueue
 from citefinder.library.repair import LibraryRepairs
+from citefinder.library.sample_file import MARKED
 from citefinder.library.writes import Progress
 from citefinder.types import Hit, Paper
 
@@ -108,7 +109,7 @@ class Library(LibraryRepairs):
             with lib._writing():
                 if not read_manifest(path):
                     write_manifest(path, {"version": 1, "embedder": embedder.spec.to_dict(), "collection": name,
-                                          "generation": 0, "dirty": False,
+                                          "generation": 0, "dirty": False, MARKED: True,
                                           "papers": lib.count(), "embedded": lib.embedded_count()})
         if repair:
             lib.repair_log = queue_log + lib.repair()
@@ -164,7 +165,7 @@ class Library(LibraryRepairs):
     def ids_from(self, source: str) -> list[str]:
         """The doc_ids of the papers imported from the file named ``source`` (:attr:`Paper.source`)."""
         res = self._collection.get(where={"source": source}, include=[])
-        return list(res["ids"]) + self._pending.ids_from(source)
+        return list(dict.fromkeys(list(res["ids"]) + self._pending.ids_from(source)))  # a landed batch: once
 
 
 def _memory_counts(library: Library) -> dict[str, Any]:

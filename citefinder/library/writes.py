@@ -8,18 +8,28 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from citefinder.errors import CitefinderError, ImportAbortedError, ImportInterrupted, StoreUnavailableError
 from citefinder.library import bibentry, faults
 from citefinder.library.ahead import EncodeAhead
-from citefinder.library.chroma import where
+from citefinder.library.chroma import papers_of, where
 from citefinder.library.core import LibraryCore
 from citefinder.library.formats.common import RecordError
 from citefinder.library.identity import Identity, dedupe_keys, identity, normalize_title, same_work
+from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.records import embedding_text, source_name, to_metadata, to_update_metadata
-from citefinder.library.sample_file import owned, sample_over
+from citefinder.library.sample_file import (
+    MARKED,
+    SAMPLE_FILE,
+    as_sample,
+    old_sample,
+    owned,
+    sample_over,
+    shipped_sample,
+)
 from citefinder.library.validate import checked_paper
 from citefinder.types import ImportFailure, ImportReport, Paper
 
@@ -108,7 +118,7 @@ class LibraryWrites(LibraryCore):
                 self._pass_batch(ahead, flying, (batch, batch_keys) if batch else None, keys, added, failures,
                                  defer_embedding)
                 self._pass_batch(ahead, flying, None, keys, added, failures, defer_embedding)
-                updated = self._adopt(rekey, keep=given) if rekey else []
+                updated = self._adopt(rekey, keep=given, defer=defer_embedding) if rekey else []
             except BaseException as e:
                 if ahead is not None:
                     ahead.close()
@@ -141,7 +151,10 @@ class LibraryWrites(LibraryCore):
                     yield ImportFailure(str(p), "file not found")
                     continue
                 try:
+                    sample = shipped_sample(p)  # the shipped file's bytes, whatever its name
                     for item in read_papers(p):
+                        if sample and isinstance(item, Paper):
+                            item = as_sample(item)
                         if on_read is not None and isinstance(item, Paper):
                             on_read(item)
                         yield item
@@ -150,63 +163,6 @@ class LibraryWrites(LibraryCore):
                     yield ImportFailure(p.name, f"could not read the file: {e}")
 
         return self.add_papers(stream(), progress=progress, total=total, defer_embedding=defer_embedding)
-
-    def embed_pending(self, *, progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> int:
-        """Embed queued papers batch by batch into Chroma; returns how many were embedded.
-
-        Safe to interrupt and re-run: a batch leaves the queue only after Chroma holds it. A queued
-        paper Chroma cannot store (bad metadata from an older version) is logged and dropped, so
-        the queue always empties.
-        """
-        done = 0
-        total = self._pending.count()
-        ahead = EncodeAhead(self.embedder) if self.settings.embed_ahead else None
-        with self._writing():
-            self._mark_dirty(True)
-            flying: tuple[list[Paper], list[Any], Future[Any] | None] | None = None  # the batch embedded ahead
-            try:
-                while True:
-                    if should_stop and should_stop():
-                        break  # the batch in flight stays queued, as when it was not embedded ahead
-                    # the next batch of the queue (the one in flight is still queued until it is written)
-                    batch = self._pending.take(WRITE_BATCH, offset=len(flying[0]) if flying else 0)
-                    nxt = None
-                    if batch:
-                        already = {p.doc_id for p in self._chroma_get([p.doc_id for p in batch])}
-                        todo = [(p, (), identity(p)) for p in batch if p.doc_id not in already]
-                        nxt = (batch, todo, ahead.submit([p for p, _, _ in todo]) if ahead and todo else None)
-                    if flying is not None:
-                        done += self._embed_queued(*flying)
-                        if progress:
-                            progress(done, total)
-                    flying = nxt
-                    if flying is None:
-                        break
-            except BaseException as e:
-                if ahead is not None:
-                    ahead.close()
-                self._finish_after_failure(changed=bool(done))
-                left = f"{done} papers were embedded and the others still wait in the queue"
-                if faults.classify(e) == faults.INTERRUPTED:
-                    raise ImportInterrupted(
-                        f"Interrupted: {left}; run `citefinder library embed` again to resume."
-                    ) from e
-                if isinstance(e, CitefinderError):
-                    raise
-                raise StoreUnavailableError(faults.explain(e, where=where(self.settings), kept=left,
-                                                           resume="run `citefinder library embed` again")) from e
-            self._commit(changed=bool(done))
-        return done
-
-    def _embed_queued(self, batch: list[Paper], todo: list[Any], vectors: "Future[Any] | None") -> int:
-        """Write one batch of the queue into Chroma, then take it off the queue."""
-        if todo:
-            failures: list[ImportFailure] = []
-            self._store_batch(todo, None, [], failures, False, vectors=vectors)
-            for f in failures:
-                log.warning("dropped from the embedding queue: %s: %s", f.source, f.reason)
-        self._pending.remove([p.doc_id for p in batch])
-        return len(batch)
 
     def remove(self, doc_ids: Sequence[str]) -> int:
         """Remove papers by doc_id; returns how many existed."""
@@ -232,6 +188,26 @@ class LibraryWrites(LibraryCore):
             self._commit(changed=True)
             return len(present)
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        with super()._writing():
+            if self._seen and not self._seen.get(MARKED):
+                try:
+                    self._mark_old_sample()
+                except Exception as e:  # noqa: BLE001 - never in the way of the write (a repair above all)
+                    log.warning("could not mark the sample library's papers (tried again on the next write): %s", e)
+            yield
+
+    def _mark_old_sample(self) -> None:
+        """Once per library made before the sample's papers were marked (:func:`old_sample`): mark them."""
+        res = self._collection.get(where={"source": SAMPLE_FILE}, include=["metadatas", "documents"])
+        papers = papers_of(res) + list(self._pending.get(self._pending.ids_from(SAMPLE_FILE)).values())
+        if old := [as_sample(p) for p in papers if old_sample(p)]:
+            log.info("marking the %d papers of the sample library in %s as the sample's", len(old), self.path)
+            self._rewrite(old)  # the same text: nothing is embedded
+        self._seen = {**read_manifest(self.path), MARKED: True}
+        write_manifest(self.path, self._seen)
+
     def match(self, paper: Paper) -> str | None:
         """The doc_id of the stored paper that ``paper`` duplicates (the rule of :meth:`add_papers`), or None."""
         with self._write_lock:
@@ -246,59 +222,64 @@ class LibraryWrites(LibraryCore):
         Only papers whose embedded text (title, abstract) changed are embedded again; the rest get
         their metadata replaced in place. Returns how many papers were embedded.
         """
-        new = {p.doc_id: p for p in papers}
-        if not new:
+        if not papers:
             return 0
         with self._writing():
-            old = {p.doc_id: p for p in self._chroma_get(list(new))}
-            queued = self._pending.get([i for i in new if i not in old])
-            if not old and not queued:
+            if not self.get([p.doc_id for p in papers]):
                 return 0
-            same = [new[i] for i in old if embedding_text(old[i]) == embedding_text(new[i])]
-            changed = [new[i] for i in old if embedding_text(old[i]) != embedding_text(new[i])]
             self._mark_dirty(True)
             try:
-                if same:  # no documents: Chroma would embed them itself (and the abstract did not change)
-                    self._collection.update(
-                        ids=[p.doc_id for p in same],
-                        metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in same],
-                    )
-                if changed:
-                    vectors = self.embedder.encode([embedding_text(p) for p in changed])
-                    self._collection.update(
-                        ids=[p.doc_id for p in changed],
-                        embeddings=vectors.tolist(),
-                        metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in changed],
-                        documents=[p.abstract for p in changed],
-                    )
-                if queued:
-                    self._pending.replace([new[i] for i in queued])
+                embedded = self._rewrite(papers)
             except BaseException:
                 self._keys = None
                 self._finish_after_failure(changed=True)
                 raise
             self._keys = None
             self._commit(changed=True)
-            return len(changed)
+            return embedded
 
-    def _adopt(self, duplicates: dict[str, Paper], *, keep: set[str] | None = None) -> list[Paper]:
-        """Stored papers (doc_id -> a duplicate just read) take the duplicate's citation key and, when it
-        came from a .bib, its entry text and file: a re-imported .bib updates the key, and the user's own
-        entry replaces the sample library's (the paper stops being a sample). Nothing is embedded. A paper
-        whose key is in ``keep`` (the import still names it: two entries of one file are one work, e.g. a
-        ``crossref`` child and its parent) stays as it is."""
+    def _rewrite(self, papers: Sequence[Paper], *, defer: bool = False) -> int:
+        """Under the write lock: replace stored records (by doc_id) in Chroma or the queue; a paper whose
+        embedded text changed is embedded again (``defer``: queued again, as a deferred import would). Returns
+        how many were embedded."""
+        new = {p.doc_id: p for p in papers}
+        old = {p.doc_id: p for p in self._chroma_get(list(new))}
+        same = [new[i] for i in old if embedding_text(old[i]) == embedding_text(new[i])]
+        changed = [new[i] for i in old if embedding_text(old[i]) != embedding_text(new[i])]
+        if defer and changed:  # queued before leaving Chroma: a kill in between keeps the stored record
+            self._pending.add(changed)
+            self._pending.mark_flight([p.doc_id for p in changed])
+            self._collection.delete(ids=[p.doc_id for p in changed])
+            changed = []
+        if same:  # no documents: Chroma would embed them itself (and the abstract did not change)
+            self._collection.update(ids=[p.doc_id for p in same], metadatas=[
+                to_update_metadata(p, norm_title=normalize_title(p.title)) for p in same])
+        if changed:
+            vectors = self.embedder.encode([embedding_text(p) for p in changed])
+            self._collection.update(
+                ids=[p.doc_id for p in changed],
+                embeddings=vectors.tolist(),
+                metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in changed],
+                documents=[p.abstract for p in changed],
+            )
+        self._pending.replace([p for i, p in new.items() if i not in old])
+        return len(changed)
+
+    def _adopt(self, duplicates: dict[str, Paper], *, keep: set[str] | None = None, defer: bool = False) -> list[Paper]:
+        """Stored papers (doc_id -> a duplicate just read) take the duplicate's citation key and, when it came
+        from a .bib, its entry text and file, and the fields they lack (:func:`owned`): a re-imported .bib
+        updates the key, the user's own entry replaces the sample library's (the paper stops being a sample),
+        a .bib entry read after a CSL-JSON record brings its authors and abstract. A paper whose key the import
+        names (``keep``) under another entry stays as it is: two entries of one file are one work (a
+        ``crossref`` child and its parent). Returns the papers changed."""
         renamed = [new for p in self.get(list(duplicates))
-                   if not (keep and p.key in keep and not sample_over(p, duplicates[p.doc_id]))
+                   if not (keep and p.key in keep and duplicates[p.doc_id].key != p.key
+                           and not sample_over(p, duplicates[p.doc_id]))
                    and (new := owned(p, duplicates[p.doc_id])) != p]
-        if not renamed:
-            return []
-        log.info("updating the citation key and entry of %d stored papers", len(renamed))
-        in_chroma = {p.doc_id for p in self._chroma_get([p.doc_id for p in renamed])}
-        if in_chroma:
-            by_id = {p.doc_id: p for p in renamed}
-            self._collection.update(ids=sorted(in_chroma), metadatas=[
-                {k: getattr(by_id[i], k) for k in ("key", "bibtex", "position", "source")} for i in sorted(in_chroma)])
-        self._pending.replace([p for p in renamed if p.doc_id not in in_chroma])
+        if renamed:
+            log.info("updating the key, entry or fields of %d stored papers", len(renamed))
+            self._rewrite(renamed, defer=defer)
+            self._keys = None  # a DOI or arXiv id it gained is a new dedupe key
         return renamed
 
     def _store_batch(

@@ -170,6 +170,8 @@ def provenance_text(paper: Paper) -> str:
     arxiv:1706.03762"; "" for a paper all of whose fields are the user's."""
     by_record: dict[tuple[str, str], list[str]] = {}
     for name, source, source_id in paper.provenance:
+        if name == "record":  # a mark on the whole record (the shipped sample's), not a field found
+            continue
         by_record.setdefault((source, source_id), []).append(_NAMES.get(name, f"{name} id"))
     return "; ".join(f"{', '.join(fields)} from {source}, {source_id}" for (source, source_id), fields in
                      by_record.items())

@@ -5,8 +5,9 @@ One JSON file per draft, ``<library>/workspace/drafts/<draft id>.json``, keyed b
 two tabs on one library each write their own draft, and a draft's picks are never shown on another. Each file
 is rewritten whole through the safe writer (:func:`citefinder.text.safewrite.atomic_write`). A file that
 cannot be read is never overwritten: it is moved aside as ``<id>.json.unreadable`` (:func:`unreadable`
-lists them, the page says so). "Start over" moves a draft to ``previous-draft.json`` (:func:`discard_draft`),
-from where it can be brought back (:func:`restore_previous`). The one file of earlier versions
+lists them, the page says so). "Start over" moves a draft into ``workspace/cleared/`` (:func:`discard_draft`),
+beside every draft cleared before it: *Bring back* restores the one cleared last (:func:`restore_previous`),
+then the one before it, and none is ever replaced. The one file of earlier versions
 (``last-draft.json``) is read as a draft of its own. Results are :meth:`SlotResult.to_dict` records read back
 by :func:`result_from_dict`; files written by version 1 (one doc_id per slot) are read as they were.
 """
@@ -33,7 +34,8 @@ log = logging.getLogger(__name__)
 VERSION = 3
 DRAFTS = Path("workspace") / "drafts"
 FILE = Path("workspace") / "last-draft.json"  # versions 1 and 2: one draft per library
-PREVIOUS = Path("workspace") / "previous-draft.json"
+PREVIOUS = Path("workspace") / "previous-draft.json"  # versions before 4: the one draft "start over" put aside
+CLEARED = Path("workspace") / "cleared"  # every draft "start over" put aside, named by when (oldest first)
 UNREADABLE = ".unreadable"
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -232,8 +234,8 @@ def load_draft(library_folder: str | Path, draft_id: str | None = None, *, previ
     """Draft ``draft_id`` of this library (without one: the one saved last; ``previous``: the one "start over"
     put aside), or None (none saved; one that cannot be read is moved aside and said by :func:`unreadable`)."""
     if previous:
-        path = _folder(library_folder) / PREVIOUS
-        return _read(path) if path.exists() else None
+        cleared = _cleared(library_folder)
+        return _read(cleared[-1]) if cleared else None
     if draft_id is None:
         latest = _latest(library_folder)
         return latest[1] if latest else None
@@ -259,8 +261,8 @@ def clear_draft(library_folder: str | Path, draft_id: str | None = None) -> None
 
 
 def discard_draft(library_folder: str | Path, draft_id: str | None = None) -> bool:
-    """Put draft ``draft_id`` (without one: the one saved last) aside ("start over"), so
-    :func:`restore_previous` can bring it back; an older one put aside is replaced. False when there was none."""
+    """Put draft ``draft_id`` (without one: the one saved last) aside ("start over"), beside every draft put aside
+    before it (none is replaced), so :func:`restore_previous` can bring it back. False when there was none."""
     if draft_id is None:
         latest = _latest(library_folder)
         if latest is None:
@@ -269,25 +271,53 @@ def discard_draft(library_folder: str | Path, draft_id: str | None = None) -> bo
     path = draft_path(library_folder, draft_id)
     if not path.exists():
         return False
-    os.replace(path, _folder(library_folder) / PREVIOUS)
+    _put_aside(library_folder, path, draft_id)
     return True
 
 
+def _put_aside(library_folder: str | Path, path: Path, name: str, when_ns: int | None = None) -> Path:
+    folder = _folder(library_folder) / CLEARED
+    folder.mkdir(parents=True, exist_ok=True)
+    when = when_ns if when_ns is not None else time.time_ns()
+    target = folder / f"{when:020d}-{name}.json"
+    while target.exists():  # two drafts cleared within one clock tick
+        when += 1
+        target = folder / f"{when:020d}-{name}.json"
+    os.replace(path, target)
+    return target
+
+
+def _cleared(library_folder: str | Path) -> list[Path]:
+    """The drafts "start over" put aside, the one cleared last at the end (the one file of earlier versions,
+    ``previous-draft.json``, joins them by its time)."""
+    legacy = _folder(library_folder) / PREVIOUS
+    if legacy.exists():
+        _put_aside(library_folder, legacy, "previous-draft", legacy.stat().st_mtime_ns)
+    folder = _folder(library_folder) / CLEARED
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
 def restore_previous(library_folder: str | Path) -> Draft | None:
-    """Bring back the draft "start over" put aside (it becomes a saved draft again), or None."""
+    """Bring back the draft "start over" put aside last (it becomes a saved draft again; the one cleared before it
+    is next), or None. One that cannot be read is moved aside and the one before it comes back."""
     folder = _folder(library_folder)
-    draft = load_draft(folder, previous=True)
-    if draft is not None:
-        if not draft.draft_id or not _ID.match(draft.draft_id):
+    for path in reversed(_cleared(folder)):
+        draft = _read(path)
+        if draft is None:
+            _move_aside(path)
+            continue
+        if not draft.draft_id or not _ID.match(draft.draft_id) or draft_path(folder, draft.draft_id).exists():
             draft = Draft(**{**draft.__dict__, "draft_id": new_draft_id()})
         target = draft_path(folder, draft.draft_id)
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(folder / PREVIOUS, target)
-    return draft
+        os.replace(path, target)
+        return draft
+    return None
 
 
 def has_previous(library_folder: str | Path) -> bool:
-    return (_folder(library_folder) / PREVIOUS).exists()
+    """Whether a draft "start over" put aside can be brought back."""
+    return bool(_cleared(library_folder))
 
 
 def result_from_dict(d: dict[str, Any]) -> SlotResult:
