@@ -143,6 +143,18 @@ class Settings(BaseSettings):
             "more wrong picks; 0 always selects."
         ),
     )
+    literature: str = Field(
+        "",
+        description="The literature beside your library: a literature library folder (a library built from the "
+        "public dumps, searched in place, never written) or an online source's name. Slots none of your papers "
+        "fills confidently are searched there too (literature_when); what it finds is offered as 'not in your "
+        "library' and never filled in. Empty: off.",
+    )
+    literature_when: Literal["unsure", "always"] = Field(
+        "unsure",
+        description="When a slot is searched in the literature: 'unsure' (nothing of yours is confident: the "
+        "selector filled nothing or its pick's confidence is below confidence_threshold) or 'always'.",
+    )
     second_paper: bool = Field(
         False,
         description="Let the engine propose a second paper for a slot when the candidates say it cites two "
