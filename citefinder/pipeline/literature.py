@@ -158,7 +158,7 @@ def open_literature(spec: "str | Path | Source", settings: "Settings", *,
     if not isinstance(spec, (str, Path)):
         return SourceLiterature(settings, spec, embedder=embedder)
     folder = Path(str(spec).strip()).expanduser()
-    if is_library_folder(folder):
+    if is_library_folder(folder) or folder.is_dir():  # a folder that is no library says so (ReadOnlyLibrary.open)
         return LibraryLiterature(settings, folder, embedder=embedder)
     from citefinder.sources.registry import open_source
 
