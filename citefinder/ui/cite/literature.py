@@ -17,7 +17,7 @@ from citefinder.pipeline.literature import LiteratureSearch, LiteratureTier, ope
 from citefinder.types import Candidate, SlotResult
 from citefinder.ui import render, state
 from citefinder.ui.cite import choices as ch
-from citefinder.ui.cite.draft import slot_of
+from citefinder.ui.cite.draft import choices_state, slot_of
 from citefinder.ui.markdown import escape_markdown, link, safe_url
 from citefinder.ui.words import confidence_label
 
@@ -83,7 +83,7 @@ def add_to_library(settings: Settings, run: state.CiteRun, index: int, candidate
         st.session_state[state.CITE_NOTE] = f"Could not add “{paper.title}” to your library: {e}"
         return
     paper = stored[0] if stored else paper
-    if ch.current_choices(run).get(index):
+    if choices_state().get(index):  # papers the user picked here stay; the engine's own pick gives way
         ch.add(settings, run, index, paper.doc_id, paper)
     else:
         ch.choose(settings, index, paper.doc_id, paper)
