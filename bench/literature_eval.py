@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 import resource
 import sys
 import time
@@ -35,6 +36,7 @@ DATA = ROOT.parent / "shared/data"
 def drafts(args: argparse.Namespace) -> dict:
     from citefinder.config import Settings
     from citefinder.evaluate.drafts import key_to_doc_id, open_draft_library
+    from citefinder.library.identity import surname
     from citefinder.pipeline.literature import LibraryLiterature, LiteratureTier
     from citefinder.pipeline.pipeline import Pipeline
     from citefinder.retrieve.agents.draft import draft_context
@@ -50,6 +52,7 @@ def drafts(args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     search = None
     rows = []
+    years: dict[str, dict] = {}
     for n, name in enumerate(papers, 1):
         print(f"[{n}/{len(papers)}] {name}", file=sys.stderr, flush=True)
         folder = args.libraries / f"{name}-{Path(args.bib).stem}"
@@ -59,7 +62,10 @@ def drafts(args: argparse.Namespace) -> dict:
             search = LibraryLiterature(settings, args.literature, embedder=library.embedder)
         doc_of = key_to_doc_id(library, bib)
         pipeline = Pipeline(library.settings, library)
-        tier = LiteratureTier(search, library, when="always", threshold=settings.confidence_threshold)
+        # 100 kept (R@10 reads the first 10): the rest are what a re-ranking of the tier is tuned on
+        tier = LiteratureTier(search, library, when="always", threshold=settings.confidence_threshold, shown=100)
+        own_years = [p.year for p in library.iter_papers() if p.year]
+        own_surnames = sorted({surname(a) for p in library.iter_papers() for a in p.authors} - {""})
         text = (DATA / "drafts-dev" / name / "draft.txt").read_text(encoding="utf-8")
         gold_lines = [json.loads(x) for x in (DATA / "drafts-dev" / name / "gold.jsonl").read_text().splitlines() if x]
         draft = draft_context(text)
@@ -80,6 +86,7 @@ def drafts(args: argparse.Namespace) -> dict:
             lit_s = time.perf_counter() - start
             assert extended.candidates == result.candidates and extended.selection == result.selection
             lit_ids = [c.doc_id for c in extended.literature]
+            top10 = extended.literature[:10]
             sel = extended.selection
             rows.append({
                 "id": f"{name}:{g['slot']}", "removed": removed, "own_gold": own_gold, "lit_gold": lit_gold,
@@ -89,13 +96,25 @@ def drafts(args: argparse.Namespace) -> dict:
                 "selected": sel.paper.doc_id if sel.status == "found" and sel.paper else None,
                 "selected_literature": any(p.doc_id in lit_ids and p.doc_id not in own_gold
                                            and not library.get([p.doc_id]) for p in sel.papers),
+                "top10_ids": [c.doc_id for c in top10],
+                # the literature agents' own lists, for tuning its fusion offline (bench/tune.py fusion reads them)
+                "lists": {t["agent"]: [(h["doc_id"], h["rank"], h["score"]) for h in t["top"]]
+                          for t in extended.trace("literature").details["traces"]
+                          if t["kind"] == "retriever" and t["top"]} if removed else {},
+                "lit": [[c.doc_id, c.paper.year, [surname(a) for a in c.paper.authors],
+                         round(c.stage("literature").score, 4), round(c.stage("fused").score, 5),
+                         {s.stage: s.rank for s in c.scores}] for c in extended.literature] if removed else [],
                 "yours_dropped": len((extended.trace("literature").details or {}).get("yours", [])),
                 "own_s": own_s, "lit_s": lit_s,
             })
+        years[name] = {"max": max(own_years, default=None), "surnames": own_surnames}
     pipeline.exclude = base
     return {"kind": "drafts", "papers": papers, "bib": args.bib, "literature": str(args.literature),
             "query_encoder": settings.query_encoder, "wall_s": time.perf_counter() - t0,
-            "summary": summarize(rows), "rows": rows}
+            "summary": summarize(rows), "libraries_seen": years, "rows": rows,
+            # the removed slots as tune.py's outcomes: the gold is the cited paper's literature records
+            "outcomes": [{"id": r["id"], "answerable": True, "gold": r["lit_gold"], "lists": r["lists"]}
+                         for r in rows if r["removed"]]}
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -137,7 +156,7 @@ def citeme(args: argparse.Namespace) -> dict:
     scored = score(outcomes, items)
     return {"kind": "citeme", "split": args.split, "literature": str(args.literature), "open_s": opened,
             "query_encoder": settings.query_encoder, "papers": lit.view.count(), "with_vectors": lit.view.embedded_count(),
-            "wall_s": time.perf_counter() - t0, **scored}
+            "wall_s": time.perf_counter() - t0, **scored, "outcomes": [asdict(o) for o in outcomes]}
 
 
 def cold(args: argparse.Namespace) -> dict:

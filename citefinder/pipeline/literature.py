@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from citefinder.library.embedder import Embedder
     from citefinder.library.store import Library
     from citefinder.pipeline.pipeline import Pipeline
+    from citefinder.rank.fuse import Fusion
     from citefinder.sources.base import Source, SourceRecord
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,25 @@ def literature_settings(settings: "Settings") -> "Settings":
                                        "llm_rewrite": False, "second_paper": False, "reranker": None})
 
 
+def literature_fusion(settings: "Settings") -> "Fusion":
+    """The fusion over a literature library: the weights tuned for it (``citefinder/data/literature.json``, on
+    training slots only) over the slot fusion's, when the settings ask for the learned fusion."""
+    import json
+    from importlib import resources
+
+    from citefinder.rank.fuse import fusion_of
+
+    fusion = fusion_of(settings)
+    if settings.fusion != "learned":
+        return fusion
+    data = json.loads(resources.files("citefinder.data").joinpath("literature.json").read_text(encoding="utf-8"))
+    tuned = data.get("fusion") or {}
+    if not tuned:
+        return fusion
+    return replace(fusion, k=int(tuned.get("k", fusion.k)), weights={**fusion.weights, **tuned["weights"]},
+                   provenance=str(tuned.get("provenance", "")))
+
+
 def _ranked(pipeline: "Pipeline", query: Query, size: int) -> Ranked:
     candidates, traces = pipeline.rank_query(query)
     ran = pipeline.agents_ran(traces)
@@ -92,7 +112,8 @@ class LibraryLiterature:
         self.view = ReadOnlyLibrary.open(folder, literature_settings(settings), embedder=embedder)
         self.name = self.view.name
         # the view has every read the agents and the pipeline make of a Library, and no write
-        self.pipeline = Pipeline(self.view.settings, cast("Library", self.view))
+        self.pipeline = Pipeline(self.view.settings, cast("Library", self.view),
+                                 fusion=literature_fusion(self.view.settings))
 
     def rank(self, query: Query) -> Ranked:
         return _ranked(self.pipeline, query, self.view.count())
@@ -165,15 +186,77 @@ def open_literature(spec: "str | Path | Source", settings: "Settings", *,
     return SourceLiterature(settings, open_source(spec, settings), embedder=embedder)
 
 
-class _Own:
-    """The user's papers by identity: a literature paper that is one of them is not offered as new."""
+@dataclass(frozen=True)
+class Priors:
+    """How the user's library tilts the literature's order (tuned on training slots only:
+    ``citefinder/data/literature.json``). A paper's score is ``1 / (rank + k)`` (its rank in the literature's
+    fused order) times ``1 + authors * shared`` (``shared``: its authors' surnames the user's papers also have,
+    at most 3) times ``1 + topic * t`` (``t`` in 0..1: how well its title matches the user's closest paper by
+    BM25, against the best of the slot's candidates) times ``newer`` when it is more than ``slack`` years newer
+    than the user's newest paper. The defaults leave the literature's own order."""
 
-    def __init__(self, papers: Sequence[Paper]) -> None:
+    k: float = 1.0
+    authors: float = 0.0
+    topic: float = 0.0
+    newer: float = 1.0
+    slack: int = 1
+    provenance: str = ""
+
+    @classmethod
+    def shipped(cls) -> "Priors":
+        import json
+        from importlib import resources
+
+        data = json.loads(resources.files("citefinder.data").joinpath("literature.json").read_text(encoding="utf-8"))
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in (data.get("priors") or {}).items() if k in known})
+
+    @property
+    def neutral(self) -> bool:
+        return not self.authors and not self.topic and self.newer == 1.0
+
+
+def prior_order(candidates: Sequence[Any], feats: Sequence[Mapping[str, float]],
+                priors: Priors) -> list[int]:
+    """The candidates' indexes in the order the priors give them (ties: the literature's own order)."""
+    best_topic = max((f["topic"] for f in feats), default=0.0) or 1.0
+
+    def score(i: int) -> float:
+        f = feats[i]
+        value = 1.0 / (i + 1 + priors.k) * (1 + priors.authors * f["shared"])
+        value *= 1 + priors.topic * f["topic"] / best_topic
+        return value * (priors.newer if f["newer"] > priors.slack else 1.0)
+
+    return sorted(range(len(candidates)), key=lambda i: (-score(i), i))
+
+
+class _Own:
+    """The user's papers by identity (a literature paper that is one of them is not offered as new), and what
+    the priors read of them: their authors' surnames, the newest year, their BM25 index."""
+
+    def __init__(self, papers: Sequence[Paper], library: Any = None) -> None:
+        from citefinder.library.identity import surname
+
         self.ids = {p.doc_id for p in papers}
         self.keys: dict[str, list[Identity]] = {}
         for p in papers:
             for k in dedupe_keys(p):
                 self.keys.setdefault(k, []).append(identity(p))
+        self.surnames = {surname(a) for p in papers for a in p.authors} - {""}
+        self.newest = max((p.year for p in papers if p.year), default=None)
+        self.library = library
+
+    def features(self, paper: Paper) -> dict[str, float]:
+        """What the priors read of a literature paper (see :class:`Priors`)."""
+        from citefinder.library.identity import surname
+
+        shared = min(3, sum(1 for a in paper.authors if surname(a) in self.surnames))
+        newer = (paper.year - self.newest) if paper.year and self.newest else 0
+        topic = 0.0
+        if self.library is not None and paper.title:
+            hits = [h for h in self.library.bm25_search(paper.title, 5) if h.doc_id in self.ids]
+            topic = hits[0].score if hits else 0.0
+        return {"shared": float(shared), "newer": float(newer), "topic": float(topic)}
 
     def holds(self, paper: Paper) -> bool:
         if paper.doc_id in self.ids:
@@ -189,7 +272,7 @@ class LiteratureTier:
     ``"unsure"`` mode; ``shown``: literature papers kept per slot."""
 
     def __init__(self, search: LiteratureSearch, library: "Library", *, when: When = "unsure",
-                 threshold: float = 0.55, shown: int = SHOWN) -> None:
+                 threshold: float = 0.55, shown: int = SHOWN, priors: Priors | None = None) -> None:
         if when not in WHEN:
             raise ValueError(f"when must be one of {', '.join(WHEN)}, not {when!r}")
         self.search = search
@@ -198,6 +281,7 @@ class LiteratureTier:
         self.when = when
         self.threshold = threshold
         self.shown = shown
+        self.priors = priors if priors is not None else Priors.shipped()
         self._own: tuple[tuple[str, frozenset[str]], _Own] | None = None
 
     def extend(self, result: SlotResult, *, top_confidence: float,
@@ -212,7 +296,7 @@ class LiteratureTier:
                f"your best paper's confidence {top_confidence:.2f} is below {self.threshold:.2f}" if not sure
                else "")
         params: dict[str, Any] = {"source": self.name, "when": self.when, "threshold": self.threshold,
-                                  "shown": self.shown}
+                                  "shown": self.shown, "priors": asdict(self.priors)}
         if not asked and sure:
             trace = StageTrace("literature", "skipped", message=f"skipped: your paper is confident "
                                f"({top_confidence:.2f} >= {self.threshold:.2f})", params=params)
@@ -228,12 +312,14 @@ class LiteratureTier:
         kept: list[Candidate] = []
         yours: list[str] = []
         for c in ranked.candidates:
-            if len(kept) >= self.shown:
-                break
             if own.holds(c.paper):
                 yours.append(c.doc_id)
-                continue
-            kept.append(c)
+            else:
+                kept.append(c)
+        if not self.priors.neutral:
+            feats = [own.features(c.paper) for c in kept]
+            kept = [kept[i] for i in prior_order(kept, feats, self.priors)]
+        kept = kept[: self.shown]
         found = tuple(replace(c, origin=self.name).with_score("literature", n, ranked.confidences.get(c.doc_id, 0.0))
                       for n, c in enumerate(kept, 1))
         trace = StageTrace(
@@ -250,7 +336,7 @@ class LiteratureTier:
     def _own_papers(self, exclude: frozenset[str]) -> _Own:
         stamp = (self.library.generation(), exclude)
         if self._own is None or self._own[0] != stamp:
-            self._own = (stamp, _Own([p for p in self.library.iter_papers() if p.doc_id not in exclude]))
+            self._own = (stamp, _Own([p for p in self.library.iter_papers() if p.doc_id not in exclude], self.library))
         return self._own[1]
 
 
