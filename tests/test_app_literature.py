@@ -10,6 +10,7 @@ from pathlib import Path
 
 import bibtexparser
 import pytest
+from literature_support import build_literature, literature_records, snapshot
 from streamlit.testing.v1 import AppTest
 
 from app_support import DownloadSpy, build_sample_library
@@ -17,7 +18,6 @@ from citefinder.config import Settings
 from citefinder.library.store import Library
 from citefinder.ui import state, workspace
 from citefinder.ui.cite.literature import ALWAYS, UNSURE
-from literature_support import build_literature, literature_records, snapshot
 
 pytestmark = pytest.mark.slow
 

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from literature_support import build_literature, literature_records, snapshot
 
 from citefinder.cli.main import main
-from literature_support import build_literature, literature_records, snapshot
 
 pytestmark = pytest.mark.slow
 
