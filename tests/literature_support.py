@@ -33,6 +33,19 @@ def literature_records() -> list[dict]:
     return [p for p in papers if p["authors"] and p["year"]][:LITERATURE_SIZE]
 
 
+def own_records(records: list[dict]) -> list[dict]:
+    """The user's papers: the first few of the literature's (so ``records[1]`` is in both) and its newest one (the
+    tier's priors demote papers newer than anything the user has, citefinder/data/literature.json)."""
+    newest = max(records[OWN:], key=lambda r: r["year"])
+    return records[: OWN - 1] + [newest]
+
+
+def only_theirs(records: list[dict]) -> int:
+    """The paper a test's draft names that only the literature holds (no newer than the user's newest)."""
+    mine = {r["doc_id"] for r in own_records(records)}
+    return next(i for i in range(200, len(records)) if records[i]["doc_id"] not in mine)
+
+
 def build_literature(root: Path, records: list[dict]) -> Path:
     """A literature library imported BM25-first (no vectors), as a dump would be."""
     src = root / "dump.jsonl"
@@ -47,6 +60,6 @@ def own_library(folder: Path, records: list[dict]) -> Library:
     """The user's library: the first :data:`OWN` records (one of them is in the literature too), keyed
     ``Surname:Year``."""
     lib = Library.open(Settings(library=folder))
-    lib.add_papers([as_paper(r, f"{r['authors'][0].split()[-1]}:{r['year']}") for r in records[:OWN]],
+    lib.add_papers([as_paper(r, f"{r['authors'][0].split()[-1]}:{r['year']}") for r in own_records(records)],
                    defer_embedding=True)
     return lib

@@ -10,12 +10,26 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from literature_support import as_paper, build_literature, literature_records, own_library, snapshot
+from literature_support import (
+    as_paper,
+    build_literature,
+    literature_records,
+    only_theirs,
+    own_library,
+    snapshot,
+)
 
 from citefinder.errors import SourceError
 from citefinder.library.keystyle import key_in_style, read_style
 from citefinder.library.store import Library
-from citefinder.pipeline.literature import LiteratureTier, literature_tier, own_paper
+from citefinder.pipeline.literature import (
+    LiteratureTier,
+    Priors,
+    literature_tier,
+    open_literature,
+    own_paper,
+    prior_order,
+)
 from citefinder.pipeline.pipeline import Pipeline
 from citefinder.select.fallback import ThresholdSelector
 from citefinder.sources.base import Lookup, SourceRecord
@@ -39,21 +53,22 @@ def own(tmp_path: Path, records: list[dict]) -> Library:
 
 def _text(records: list[dict]) -> str:
     """Two slots: one naming a paper only the literature has (its title), one naming one of the user's."""
-    return (f"We follow {records[200]['title'].lower()} [CITATION]. "
+    return (f"We follow {records[only_theirs(records)]['title'].lower()} [CITATION]. "
             f"Our method extends {records[1]['title'].lower()} [CITATION].")
 
 
 def test_the_tier_offers_papers_not_in_the_library_marked_traced_and_never_selected(own, literature, records):
     before = snapshot(literature)
     settings = own.settings
-    tier = literature_tier(settings, own, literature, when="always")
+    # neutral priors: the literature's own order (the shipped ones tilt it towards the user's field)
+    tier = LiteratureTier(open_literature(literature, settings), own, when="always", priors=Priors())
     # a selector that always picks: even then only the user's own papers are ever selected
     pipeline = Pipeline(settings, own, literature=tier, selector=ThresholdSelector(0.0))
     results = pipeline.cite_text(_text(records))
     assert snapshot(literature) == before  # searched in place: not a byte, not a file added
     mine = {p.doc_id for p in own.iter_papers()}
     first, second = results
-    assert first.literature and first.literature[0].doc_id == records[200]["doc_id"]
+    assert first.literature and first.literature[0].doc_id == records[only_theirs(records)]["doc_id"]
     assert any(r.selection.papers for r in results)
     for r in results:
         assert all(p.doc_id in mine for p in r.selection.papers)
@@ -164,10 +179,26 @@ def test_a_new_key_follows_the_users_own_key_style(keys, expected):
 
 
 def test_an_added_paper_carries_its_key_identifiers_and_where_it_came_from(own, literature, records):
-    tier = literature_tier(own.settings, own, literature, when="always")
+    tier = LiteratureTier(open_literature(literature, own.settings), own, when="always", priors=Priors())
     r = Pipeline(own.settings, own, literature=tier).cite_text(_text(records))[0]
     c = r.literature[0]
     paper = own_paper(c, "Key:2012")
-    assert paper.key == "Key:2012" and paper.arxiv_id == records[200]["arxiv_id"] and paper.bibtex is None
+    assert paper.key == "Key:2012" and paper.bibtex is None
+    assert paper.arxiv_id == records[only_theirs(records)]["arxiv_id"]
     assert paper.source == f"literature:{literature.name}"
     assert ("title", literature.name, c.doc_id) in paper.provenance
+
+
+def test_the_priors_tilt_the_literature_towards_the_users_field_and_years():
+    """By authors the user cites, the user's closest paper, and no newer than the user's newest (the shipped
+    priors, tuned on drafts-dev's training part, do all three); neutral priors keep the literature's order."""
+    feats = [{"shared": 0.0, "topic": 1.0, "newer": 3.0},   # first in the literature, but newer than all of yours
+             {"shared": 0.0, "topic": 1.0, "newer": 0.0},
+             {"shared": 2.0, "topic": 1.0, "newer": 0.0},   # two of its authors are in your library
+             {"shared": 0.0, "topic": 9.0, "newer": 0.0}]   # close to one of your papers
+    assert prior_order(feats, feats, Priors()) == [0, 1, 2, 3]
+    assert prior_order(feats, feats, Priors(newer=0.2))[-1] == 0
+    assert prior_order(feats, feats, Priors(authors=1.0))[0] == 2
+    assert prior_order(feats, feats, Priors(topic=4.0))[0] == 3
+    shipped = Priors.shipped()
+    assert not shipped.neutral and "training part" in shipped.provenance

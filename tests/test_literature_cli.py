@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from literature_support import build_literature, literature_records, snapshot
+from literature_support import build_literature, literature_records, only_theirs, own_records, snapshot
 
 from citefinder.cli.main import main
 
@@ -32,14 +32,14 @@ def _surname(r: dict) -> str:
 
 def _project(folder: Path, records: list[dict]) -> tuple[Path, Path]:
     """paper.tex with two placeholders (one names a paper only the literature has, one a paper of refs.bib) and
-    refs.bib of four entries keyed ``Surname:Year``."""
+    refs.bib of the user's papers keyed ``Surname:Year``."""
     entries = [f"@article{{{_surname(r)}:{r['year']},\n  title = {{{r['title']}}},\n  author = "
-               f"{{{' and '.join(r['authors'])}}},\n  year = {{{r['year']}}}\n}}\n" for r in records[:4]]
+               f"{{{' and '.join(r['authors'])}}},\n  year = {{{r['year']}}}\n}}\n" for r in own_records(records)]
     bib = folder / "refs.bib"
     bib.write_text("\n".join(entries), encoding="utf-8")
     tex = folder / "paper.tex"
     tex.write_text("\\documentclass{article}\n\\begin{document}\n"
-                   f"We follow {records[200]['title'].lower()} \\citep{{?}}.\n"
+                   f"We follow {records[only_theirs(records)]['title'].lower()} \\citep{{?}}.\n"
                    f"Our method extends {records[1]['title'].lower()} \\cite{{?}}.\n"
                    "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
     return tex, bib
@@ -50,17 +50,27 @@ def test_fill_lists_the_literature_and_adds_the_papers_the_user_picks(tmp_path, 
     monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
     tex, bib = _project(tmp_path, records)
     bib_bytes, lit_before = bib.read_bytes(), snapshot(literature)
-    target = records[200]
+    target = records[only_theirs(records)]
     key = f"{_surname(target)}:{target['year']}"  # the user's own style
 
+    # listed under the slot (the shipped priors may reorder them: find where the named paper is)
     assert main(["fill", str(tex), "--literature", str(literature), "--literature-when", "always",
-                 "--add-from-literature", "1:1", "--json", str(tmp_path / "r.json")]) == 0
-    out, err = capsys.readouterr()
+                 "--json", str(tmp_path / "r.json")]) == 0
+    out, _ = capsys.readouterr()
+    rows = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    offered = rows[0]["literature"]
+    n = next(i for i, c in enumerate(offered, 1) if c["paper"]["doc_id"] == target["doc_id"])
+    assert n <= 5 and offered[n - 1]["paper"]["key"] == key and offered[n - 1]["in_library"] is False
     lines = out.splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("Slot 1 ("))
-    assert lines[first].startswith(f"Slot 1 (line 3): \\citep{{{key}}}  {target['title']}")
     assert lines[first + 1] == f"  not in your library ({literature.name}):"
-    assert lines[first + 2].startswith(f"    1. {key} {target['title']} ({target['year']})")
+    assert lines[first + 1 + n].startswith(f"    {n}. {key} {target['title']} ({target['year']})")
+    assert not (tmp_path / "new-references.bib").exists()  # nothing added unless asked
+
+    assert main(["fill", str(tex), "--literature", str(literature), "--literature-when", "always",
+                 "--add-from-literature", f"1:{n}"]) == 0
+    out, _ = capsys.readouterr()
+    assert f"Slot 1 (line 3): \\citep{{{key}}}  {target['title']}" in out
     assert "added 1 paper from the literature" in out
 
     assert bib.read_bytes() == bib_bytes  # the user's .bib is never written
@@ -72,16 +82,14 @@ def test_fill_lists_the_literature_and_adds_the_papers_the_user_picks(tmp_path, 
     second_key = f"{_surname(records[1])}:{records[1]['year']}"
     assert f"\\cite{{{second_key}}}" in filled  # the user's own paper, as before
 
-    # the --json file lists each slot's literature; mark one and give it back
-    rows = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    offered = rows[0]["literature"]
-    assert offered[0]["paper"]["key"] == key and offered[0]["in_library"] is False
-    offered[1]["add"] = True
+    # the --json file lists each slot's literature; mark another one and give it back
+    other_at = 1 if n != 1 else 2
+    offered[other_at - 1]["add"] = True
     (tmp_path / "picked.json").write_text(json.dumps(rows), encoding="utf-8")
     assert main(["fill", str(tex), "--add-from-literature", str(tmp_path / "picked.json"),
                  "--new-references", str(tmp_path / "more.bib"), "-o", str(tmp_path / "again.tex")]) == 0
     capsys.readouterr()
-    other = offered[1]["paper"]["key"]
+    other = offered[other_at - 1]["paper"]["key"]
     assert (tmp_path / "more.bib").read_text(encoding="utf-8").startswith(f"@misc{{{other},")
     assert f"\\citep{{{other}}}" in (tmp_path / "again.tex").read_text(encoding="utf-8")
     assert bib.read_bytes() == bib_bytes and snapshot(literature) == lit_before
