@@ -25,6 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 240
 
 
+@pytest.fixture(autouse=True)
+def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The derived indexes a literature library has not saved are built into the cache: a test's own, not the
+    user's ~/.cache."""
+    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
+
+
 @pytest.fixture(scope="module")
 def records() -> list[dict]:
     return literature_records()

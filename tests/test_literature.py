@@ -36,6 +36,13 @@ from citefinder.sources.base import Lookup, SourceRecord
 from citefinder.types import Paper
 
 
+@pytest.fixture(autouse=True)
+def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The derived indexes a literature library has not saved are built into the cache: a test's own, not the
+    user's ~/.cache."""
+    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
+
+
 @pytest.fixture(scope="module")
 def records() -> list[dict]:
     return literature_records()
