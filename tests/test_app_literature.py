@@ -85,6 +85,7 @@ def test_add_to_my_library_stores_the_paper_in_your_style_and_cites_it(folder, m
     n = next(i for i, c in enumerate(offered, 1) if c.doc_id == target["doc_id"])  # the priors may reorder
     assert n <= 5 and not offered[n - 1].in_library
     assert any("Not in your library" in m.value for m in at.markdown)
+    assert any("ranked by bm25" in c.value and "asked for every slot" in c.value for c in at.caption)  # its trace
     assert run.results[0].selection.paper is None or run.results[0].selection.paper.doc_id != target["doc_id"]
 
     add = at.button(key=f"{run.pick_key(0)}_lit_{n}")

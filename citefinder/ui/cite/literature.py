@@ -14,7 +14,7 @@ from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.library.keystyle import KeyStyle, key_in_style, read_style
 from citefinder.pipeline.literature import LiteratureSearch, LiteratureTier, open_literature, own_paper
-from citefinder.types import Candidate, SlotResult
+from citefinder.types import Candidate, SlotResult, StageTrace
 from citefinder.ui import render, state
 from citefinder.ui.cite import choices as ch
 from citefinder.ui.cite.draft import choices_state, slot_of
@@ -107,6 +107,16 @@ def literature_block(settings: Settings, run: state.CiteRun, result: SlotResult,
         st.markdown(f":material/menu_book: **Not in your library** · found in {escape_markdown(origin)}")
         for n, c in enumerate(result.literature[:SHOWN], 1):
             _row(settings, run, index, n, c, cited, library)
+        if trace is not None:
+            st.caption(escape_markdown(_how(trace)))
+
+
+def _how(trace: StageTrace) -> str:
+    """The literature trace in one line: why it was asked, which agents found what, how long it took."""
+    ran = [t["agent"] for t in trace.details.get("traces", []) if t.get("kind") == "retriever" and t.get("top")]
+    why = trace.inputs.get("why", "")
+    return (f"{trace.message} ({why}); ranked by {', '.join(ran) or 'no agent'}, fused and calibrated as your own "
+            f"papers, in {trace.elapsed_s:.2f} s.")
 
 
 def _row(settings: Settings, run: state.CiteRun, index: int, n: int, c: Candidate, cited: tuple[str, ...],
