@@ -112,3 +112,20 @@ def test_adding_needs_the_literature_and_never_writes_over_the_users_bib(tmp_pat
     assert main(["fill", str(tex), "--literature", str(literature), "--add-from-literature", "one"]) == 2
     assert "SLOT:RANK" in capsys.readouterr().err
     assert not (tmp_path / "paper.cited.tex").exists() and not (tmp_path / "new-references.bib").exists()
+
+
+@pytest.mark.parametrize("bib", [False, True])
+def test_new_references_never_writes_over_a_file_of_the_project(tmp_path, capsys, bib):
+    """The data-safety matrix of tests/test_write_safety.py for --new-references: every file of a LaTeX project
+    (main, \\input file, Latin-1, read-only, 0600, the .bib, a symlink and a hard link to it, a folder) is refused
+    in one line before any work, and every file keeps its bytes and mode."""
+    from test_write_safety import TARGETS, _project, _refused, _snapshot
+
+    main_tex = _project(tmp_path)
+    before = _snapshot(tmp_path)
+    extra = ["--bib", str(tmp_path / "refs.bib")] if bib else ["--bib-out", str(tmp_path / "out.bib")]
+    for target in TARGETS:
+        _refused(capsys, ["fill", str(main_tex), "--literature", str(tmp_path / "no-such-literature"),
+                          "--add-from-literature", "1:1", "--new-references", str(tmp_path / target), *extra,
+                          "--library", str(tmp_path / "lib")])
+        assert _snapshot(tmp_path) == before, target
