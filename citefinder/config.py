@@ -146,6 +146,20 @@ class Settings(BaseSettings):
             "more wrong picks; 0 always selects."
         ),
     )
+    literature: str = Field(
+        "",
+        description="The literature beside your library: a literature library folder (a library built from the "
+        "public dumps, searched in place, never written) or an online source's name. Your entries are completed "
+        "from it (abstracts, DOIs, arXiv ids: `citefinder library enrich`, the app's Enrich buttons, a .bib "
+        "paired on the Cite page before its fill; your .bib entries are never changed), and slots none of your "
+        "papers fills confidently are searched there too (literature_when): what it finds is offered as 'not in "
+        "your library' and never filled in. Empty: off.",
+    )
+    literature_when: Literal["unsure", "always"] = Field(
+        "unsure",
+        description="When a slot is searched in the literature: 'unsure' (nothing of yours is confident: the "
+        "selector filled nothing or its pick's confidence is below confidence_threshold) or 'always'.",
+    )
     second_paper: bool = Field(
         False,
         description="Let the engine propose a second paper for a slot when the candidates say it cites two "
@@ -204,13 +218,6 @@ class Settings(BaseSettings):
     sources_refresh: bool = Field(
         False, description="Clear the cached answers of an online source when it opens, so every question is asked "
         "afresh (CITEFINDER_SOURCES_REFRESH=1 for one run)."
-    )
-    literature: str = Field(
-        "",
-        description="The literature library your entries are completed from (abstracts, DOIs, arXiv ids; "
-        "`citefinder library enrich`, the app's Enrich buttons, and a .bib paired on the Cite page before its "
-        "fill): a library folder built from a dump with `library import`, or an online source's name. "
-        "Empty: off. Your .bib entries are never changed.",
     )
     llm_model: str | None = Field(
         None, description="LLM for the selector in LiteLLM form, e.g. 'openai/gpt-4o-mini' or 'hosted_vllm/<alias>'."

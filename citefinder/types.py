@@ -174,14 +174,24 @@ class StageScore:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A paper on its way through the pipeline; scores accumulate per stage, never overwrite."""
+    """A paper on its way through the pipeline; scores accumulate per stage, never overwrite.
+
+    ``origin``: "" for a paper of the user's library; else the literature source it was found in (a literature
+    library, an online service): a paper *not in your library*, shown beside the slot and never selected
+    (:mod:`citefinder.pipeline.literature`)."""
 
     paper: Paper
     scores: tuple[StageScore, ...] = ()
+    origin: str = ""
 
     @property
     def doc_id(self) -> str:
         return self.paper.doc_id
+
+    @property
+    def in_library(self) -> bool:
+        """Is the paper one of the user's own (not found in the literature beside the library)?"""
+        return not self.origin
 
     def stage(self, name: str) -> StageScore | None:
         for s in self.scores:
@@ -194,7 +204,15 @@ class Candidate:
         return replace(self, scores=kept + (StageScore(stage, rank, float(score)),))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"paper": self.paper.to_dict(), "scores": [s.to_dict() for s in self.scores]}
+        out: dict[str, Any] = {"paper": self.paper.to_dict(), "scores": [s.to_dict() for s in self.scores]}
+        if self.origin:
+            out.update(origin=self.origin, in_library=False)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Candidate":
+        scores = tuple(StageScore(str(s["stage"]), int(s["rank"]), float(s["score"])) for s in d.get("scores") or ())
+        return cls(Paper.from_dict(d["paper"]), scores, str(d.get("origin") or ""))
 
 
 @dataclass(frozen=True)
@@ -263,6 +281,9 @@ class SlotResult:
     candidates: tuple[Candidate, ...]  # final order (after rerank)
     selection: Selection
     traces: tuple[StageTrace, ...]
+    # papers not in the user's library that the literature beside it offers for the slot (``Candidate.origin``
+    # set), best first; never selected: the user adds one (citefinder.pipeline.literature)
+    literature: tuple[Candidate, ...] = ()
 
     def trace(self, agent: str) -> StageTrace | None:
         for t in self.traces:
@@ -277,6 +298,7 @@ class SlotResult:
             "candidates": [c.to_dict() for c in self.candidates],
             "selection": self.selection.to_dict(),
             "traces": [t.to_dict() for t in self.traces],
+            **({"literature": [c.to_dict() for c in self.literature]} if self.literature else {}),
         }
 
 

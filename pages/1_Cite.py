@@ -12,7 +12,7 @@ st.title("Find the papers behind every [CITATION]")
 st.caption("From your own library. Nothing leaves this machine unless you configure an LLM endpoint.")
 with st.spinner("Opening the library…"):
     from citefinder.ui import layout, state
-    from citefinder.ui.cite import draft, fill, results
+    from citefinder.ui.cite import draft, fill, literature, results
 
 settings = layout.page_setup("Cite")
 library = layout.open_library(settings)
@@ -23,6 +23,7 @@ draft.restore_last_draft(settings)
 text = draft.draft_input(settings)
 slots = draft.slots_in(text, settings.context_sentences)
 draft.slot_count_line(slots)
+literature.search_setting(settings)
 fill.find_button(settings, text)
 fill.follow_fill()
 

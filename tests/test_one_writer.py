@@ -87,6 +87,8 @@ OUTPUTS = {
     "embedder train -o": (FOLDER, ["embedder", "train", "--contexts", "{pack}", "-o", "{t}"]),
     "embedder train --into": (FOLDER, ["embedder", "train", "--contexts", "{pack}", "--into", "{t}"]),
     "embedder use --into": (FOLDER, ["embedder", "use", "{model}", "--into", "{t}"]),
+    "fill --new-references": (FILE, ["fill", "{main}", "--literature", "{folder}", "--add-from-literature", "1:1",
+                                     "--new-references", "{t}"]),
     "library enrich --json": (FILE, ["library", "enrich", "--from", "{folder}", "--json", "{t}"]),
 }
 INPUTS = {  # read, never written

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable
 
+from citefinder.cli import literature as cli_literature
 from citefinder.cli.outputs import cited_name, project_plan, said_backups
 from citefinder.errors import CitefinderError, InputError
 from citefinder.types import Paper, SlotResult
@@ -48,6 +49,7 @@ def add_fill_arguments(p: argparse.ArgumentParser) -> None:
                    help="command for plain [CITATION] markers, e.g. citep or autocite (default \\cite); "
                         "\\citep{?}-style placeholders keep their own command")
     p.add_argument("--json", type=Path, dest="json_out", help="write the full results with traces as JSON")
+    cli_literature.add_literature_arguments(p)
 
 
 def output_flags(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
@@ -121,6 +123,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         plan.target("--bib-out", bib_out)
     if args.json_out is not None:
         plan.target("--json", args.json_out)
+    lit = cli_literature.plan_literature(args, settings, plan, args.draft)
     if output is not None and output.suffix.lower() == ".bib":
         raise InputError(f"-o is the filled draft, not a .bib ({output.name}); the references file is --bib-out, "
                          "and with --bib the draft cites your .bib's keys (nothing was written).")
@@ -144,12 +147,14 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         bib_keys = None
     plan.protect("a file linked to the library", linked_files(pipeline.library))
     plan.protect_folder("the library folder", pipeline.library.path)
+    cli_literature.attach(lit, settings, pipeline)
     update, close = progress("filling slots", "slots")
     try:
         results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total),
                                      latex=project.latex or None)
     finally:
         close()
+    results = cli_literature.with_keys_to_be(results, pipeline.library, bib_keys)
     if project.latex and settings.learn_from_picks:  # the cites the user already wrote join the memory
         from citefinder.cli.contexts import learn_quietly
         from citefinder.train.contexts import learn_filled_cites
@@ -171,6 +176,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         assert bib_out is not None
         plan.put(bib_out, bib.encode("utf-8"))
         slot_keys = {i: list(dict.fromkeys(keys[p.doc_id] for p in ps)) for i, ps in chosen.items()}
+    slot_keys = cli_literature.add_picked(lit, results, slot_keys, plan, pipeline.library, bib_keys)
     written = _put_filled(plan, project, slots, slot_keys, command, outputs, in_place=args.in_place)
     if args.json_out:
         rows = [{**r.to_dict(), "cite_keys": slot_keys.get(r.slot.index, []) if r.slot else [],
@@ -178,7 +184,9 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
                  "file": project.name_of(project.line(r.slot.start)[0]) if r.slot else None} for r in results]
         plan.put(args.json_out, json.dumps(rows, indent=2, ensure_ascii=False).encode("utf-8"))
     said_backups(plan.commit())
-    for line in slot_lines(project, results, slot_keys, command):
+    cli_literature.finish(lit, pipeline.library)
+    shown = cli_literature.as_chosen(results, lit)
+    for line in cli_literature.with_literature_lines(slot_lines(project, shown, slot_keys, command), results):
         print(line)
     where = f"; filled draft written to {written[0]}" if written else ""
     more = f" (and {len(written) - 1} more files: {', '.join(str(p) for p in written[1:])})" if len(written) > 1 else ""

@@ -20,7 +20,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, NamedTuple, Protocol, TypeVar
 
 from citefinder.types import Paper
 
@@ -71,11 +71,24 @@ def _is_current(kind: IndexKind, index: Any, library: "PaperSource") -> bool:
     return bool(check(index, library)) if callable(check) else True
 
 
-class DerivedIndexes:
-    """The derived indexes of one library folder, cached in memory per generation."""
+class IndexPlaces(NamedTuple):
+    """Where a library's derived indexes live when not in its own folder (a library searched in place without
+    writing, :mod:`citefinder.library.readonly`): ``read`` folders whose saved indexes are read when current
+    (the library's own), then ``save`` (a cache folder; None: built indexes are kept in memory only)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root) / INDEXES_DIR
+    save: Path | None
+    read: tuple[Path, ...] = ()
+
+
+class DerivedIndexes:
+    """The derived indexes of one library folder, cached in memory per generation.
+
+    ``root``: the folder whose ``indexes/`` they are read from and saved into (None: saved nowhere);
+    ``read``: other library folders whose saved indexes are read first when current, never written."""
+
+    def __init__(self, root: Path | None, *, read: tuple[Path, ...] = ()) -> None:
+        self.root = Path(root) / INDEXES_DIR if root is not None else None
+        self._read = tuple(Path(r) / INDEXES_DIR for r in read)
         self._cache: dict[str, tuple[str, Any]] = {}
         self._lock = threading.RLock()
 
@@ -89,20 +102,16 @@ class DerivedIndexes:
             cached = self._cache.get(kind.name)
             if cached is not None and cached[0] == stamp:
                 return cached[1]
-            folder = self.root / kind.name
             index = None
-            if _saved_stamp(folder) == stamp:
-                try:
-                    index = kind.load(folder)
-                except Exception as e:  # noqa: BLE001 - a damaged derived index is rebuilt, never fatal
-                    log.warning("derived index %s in %s is unreadable (%s); rebuilding", kind.name, folder, e)
-                if index is not None and not _is_current(kind, index, library):
-                    log.info("derived index %s in %s does not match the store; rebuilding", kind.name, folder)
-                    index = None
+            for root in self._read + ((self.root,) if self.root is not None else ()):
+                index = _load_current(kind, root / kind.name, stamp, library)
+                if index is not None:
+                    break
             if index is None:
                 index = kind.build(library)
                 try:
-                    _save(kind, index, folder, stamp)
+                    if self.root is not None:
+                        _save(kind, index, self.root / kind.name, stamp)
                 except OSError as e:  # read-only library: keep the index in memory only
                     log.info("could not save derived index %s (%s); kept in memory", kind.name, e)
             self._cache[kind.name] = (stamp, index)
@@ -112,6 +121,21 @@ class DerivedIndexes:
         """Build every kind for the current generation (called after a write)."""
         for kind in kinds:
             self.get(kind, library)
+
+
+def _load_current(kind: IndexKind, folder: Path, stamp: str, library: "PaperSource") -> Any:
+    """The index saved in ``folder`` when it reflects ``stamp`` and the store, else None."""
+    if _saved_stamp(folder) != stamp:
+        return None
+    try:
+        index = kind.load(folder)
+    except Exception as e:  # noqa: BLE001 - a damaged derived index is rebuilt, never fatal
+        log.warning("derived index %s in %s is unreadable (%s); rebuilding", kind.name, folder, e)
+        return None
+    if not _is_current(kind, index, library):
+        log.info("derived index %s in %s does not match the store; rebuilding", kind.name, folder)
+        return None
+    return index
 
 
 T = TypeVar("T")
@@ -137,7 +161,9 @@ def derived_indexes(library: PaperSource) -> DerivedIndexes:
     with _PER_LIBRARY_LOCK:
         indexes = _PER_LIBRARY.get(library)
         if indexes is None:
-            indexes = _PER_LIBRARY[library] = DerivedIndexes(library.path)
+            places = getattr(library, "index_places", None)  # (save, read): see IndexPlaces
+            indexes = _PER_LIBRARY[library] = (DerivedIndexes(places[0], read=tuple(places[1]))
+                                               if places is not None else DerivedIndexes(library.path))
         return indexes
 
 

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from citefinder.errors import CitefinderError, EmptyLibraryError, NoSlotsError
 from citefinder.library.sample import hidden_ids
@@ -41,6 +41,13 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int, "SlotResult | None"], None]
 
 
+class Literature(Protocol):
+    """What adds a slot's papers not in the library to its result, after the selection
+    (:class:`citefinder.pipeline.literature.LiteratureTier`)."""
+
+    def extend(self, result: SlotResult, *, top_confidence: float, exclude: frozenset[str] = ...) -> SlotResult: ...
+
+
 def make_rewriter(settings: "Settings") -> LLMRewriter | None:
     """The LLM query rewriter when ``llm_rewrite`` is on and an LLM is configured, else None."""
     return LLMRewriter(settings) if settings.llm_rewrite and settings.llm_model else None
@@ -50,7 +57,8 @@ class Pipeline:
     """Runs the agents for citation slots (:meth:`cite_text`, :meth:`cite_slot`) or a question (:meth:`search`).
 
     ``reranker`` and ``selector`` default to what the settings configure; pass them to share
-    loaded models between pipelines or to script them in tests.
+    loaded models between pipelines or to script them in tests. ``literature``: the papers not in the library
+    offered beside each slot's own (:mod:`citefinder.pipeline.literature`; never selected).
     """
 
     def __init__(
@@ -64,8 +72,10 @@ class Pipeline:
         calibration: Calibration | None = None,
         agents: list[Agent] | None = None,
         fusion: Fusion | None = None,
+        literature: Literature | None = None,
     ) -> None:
         self.settings = settings
+        self.literature = literature
         self.library = library
         self.calibration = calibration if calibration is not None else default_calibration()
         self.agents = agents if agents is not None else make_agents(settings, library)
@@ -111,7 +121,11 @@ class Pipeline:
             if selection.also:
                 t_select = replace(t_select, details={**t_select.details, "also": [p.doc_id for p in selection.also]})
         t_select = self._explain_confidence(t_select, shown, ran, size)
-        return SlotResult(slot, query, candidates, selection, traces + (t_select,))
+        result = SlotResult(slot, query, candidates, selection, traces + (t_select,))
+        if self.literature is not None:  # after the selection: a literature paper is never selected
+            top = confidences.get(candidates[0].doc_id, 0.0) if candidates else 0.0
+            result = self.literature.extend(result, top_confidence=top, exclude=self.exclude)
+        return result
 
     def rank_slot(self, slot: Slot, *, draft: str = "",
                   cocited: Sequence[str] = ()) -> tuple[Query, tuple[Candidate, ...], tuple[StageTrace, ...]]:
@@ -128,6 +142,11 @@ class Pipeline:
             before += (t_rewrite,)
         candidates, traces = self._rank(query, before)
         return query, candidates, traces
+
+    def rank_query(self, query: Query) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
+        """A query already made (another library's slot query) -> agents -> fuse -> rerank: its candidates and
+        the agents', "fuse" and "rerank" traces."""
+        return self._rank(query, ())
 
     def agents_ran(self, traces: tuple[StageTrace, ...]) -> list[str]:
         """The retrieval agents that returned a list in ``traces`` (what the confidence reads)."""

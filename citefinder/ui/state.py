@@ -44,6 +44,7 @@ CITE_VIEW = "cite_view"  # "Cards" or "Table"
 CITE_FILTER = "cite_filter"  # "All", "Not found" or "Unsure"
 CITE_FOCUS = "cite_focus"  # slot index shown under the table (jump to slot / next to check)
 CITE_DRAFT_ID = "cite_draft_id"  # the identity of the draft this tab holds (its workspace file; picks belong to it)
+CITE_LITERATURE = "cite_literature"  # "Off", "When unsure" or "Every slot": search the literature (ui.cite.literature)
 
 SEARCH_QUESTION = "search_question"
 SEARCH_RUN = "search_run"  # SearchRun of the last search

@@ -347,4 +347,5 @@ def result_from_dict(d: dict[str, Any]) -> SlotResult:
         )
         for t in d.get("traces") or ()
     )
-    return SlotResult(slot, query, candidates, selection, traces)
+    literature = tuple(Candidate.from_dict(c) for c in d.get("literature") or ())  # citefinder.pipeline.literature
+    return SlotResult(slot, query, candidates, selection, traces, literature)

@@ -20,6 +20,7 @@ from citefinder.types import Paper, SlotResult
 from citefinder.ui import exports, paired_bib, picks, render, state
 from citefinder.ui.cite import choices as ch
 from citefinder.ui.cite.draft import changed_state, choices_state, extra_state, slot_of
+from citefinder.ui.cite.literature import literature_block
 from citefinder.ui.cite.rows import candidate_row
 from citefinder.ui.cite.search import library_search
 from citefinder.ui.markdown import escape_markdown
@@ -138,6 +139,7 @@ def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which:
                            key="cite_add_mode", type="tertiary", icon=":material/playlist_add:", shortcut="a",
                            on_click=ch.arm_adding, help="Key a: the next key 1–5 adds that candidate to the slot.")
         library_search(settings, run, result, cited, library, latest)
+        literature_block(settings, run, result, cited, library)
         trace = st.expander("Trace: how this paper was chosen", key=run.trace_key(slot.index), on_change="rerun",
                             icon=":material/account_tree:")
         if trace.open:

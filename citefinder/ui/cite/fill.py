@@ -15,6 +15,7 @@ from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.text.slots import find_slots
 from citefinder.ui import exports, paired_bib, picks, render, resources, state, tables
+from citefinder.ui.cite import literature
 from citefinder.ui.cite.draft import (
     ask,
     changed_state,
@@ -54,6 +55,7 @@ def _start(settings: Settings, text: str) -> None:
     paired = st.session_state.get(state.CITE_PAIRED)
     try:
         pipeline = paired_bib.paired_pipeline(settings, paired) or resources.make_pipeline(settings)
+        pipeline = literature.with_literature(settings, pipeline)
     except (CitefinderError, OSError) as e:
         render.error_box(e)
         return

@@ -1,0 +1,212 @@
+"""The literature tier measured (issue 36, "Discovery"): papers you don't have yet, found in a literature library.
+
+    python bench/literature_eval.py drafts --literature /work/lit/papers-333k --part train --out bench/out/lit-train.json
+    python bench/literature_eval.py citeme --literature /work/lit/papers-333k --out bench/out/lit-citeme.json
+    python bench/literature_eval.py cold --literature /work/lit/papers-333k
+
+``drafts``: each drafts-dev paper's own .bib is its library (bench/drafts_split.json's part; the libraries are
+kept under --libraries and reused). Every slot is cited by the whole engine with the literature tier asked for
+every slot. A slot whose cited papers are in the literature (``contexts.jsonl`` gives their papers-333k doc_ids)
+is cited with those entries left out of the paper's library — as if the author had not added them yet (the
+pipeline's ``exclude``: the agents' lists without them, the confidence over the smaller library) — and scored
+by where the gold lands among the literature candidates (R@1, R@10; and the same counting only the slots whose
+own best paper is unsure, the default ``when``). Every other slot is scored by the user's own paper first
+(hit@1, the selection) with and without the tier, and every slot checks that no literature paper was selected.
+
+``citeme``: CiteME's test excerpts searched in the literature library alone (the engine over the read-only
+view, as the tier runs it): R@1/5/10 and the selection, to set beside the 50k library's figure.
+
+``cold``: a fresh process opens the literature library and searches one slot: the tier's cold start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared/data"
+
+
+def drafts(args: argparse.Namespace) -> dict:
+    from citefinder.config import Settings
+    from citefinder.evaluate.drafts import key_to_doc_id, open_draft_library
+    from citefinder.library.identity import surname
+    from citefinder.pipeline.literature import LibraryLiterature, LiteratureTier
+    from citefinder.pipeline.pipeline import Pipeline
+    from citefinder.retrieve.agents.draft import draft_context
+    from citefinder.text.slots import find_slots
+
+    split = json.loads((ROOT / "bench/drafts_split.json").read_text())
+    papers = args.papers.split(",") if args.papers else split[args.part]
+    contexts: dict[tuple[str, int], dict] = {}
+    for line in (DATA / "drafts-dev/contexts.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        contexts[(row["paper"], row["slot"])] = row
+    settings = Settings().with_overrides(**({"query_encoder": args.query_encoder} if args.query_encoder else {}))
+    t0 = time.perf_counter()
+    search = None
+    rows = []
+    years: dict[str, dict] = {}
+    for n, name in enumerate(papers, 1):
+        print(f"[{n}/{len(papers)}] {name}", file=sys.stderr, flush=True)
+        folder = args.libraries / f"{name}-{Path(args.bib).stem}"
+        bib = DATA / "drafts-dev" / name / args.bib
+        library = open_draft_library(settings, bib, folder)
+        if search is None:
+            search = LibraryLiterature(settings, args.literature, embedder=library.embedder)
+        doc_of = key_to_doc_id(library, bib)
+        pipeline = Pipeline(library.settings, library)
+        # 100 kept (R@10 reads the first 10): the rest are what a re-ranking of the tier is tuned on
+        tier = LiteratureTier(search, library, when="always", threshold=settings.confidence_threshold, shown=100)
+        own_years = [p.year for p in library.iter_papers() if p.year]
+        own_surnames = sorted({surname(a) for p in library.iter_papers() for a in p.authors} - {""})
+        text = (DATA / "drafts-dev" / name / "draft.txt").read_text(encoding="utf-8")
+        gold_lines = [json.loads(x) for x in (DATA / "drafts-dev" / name / "gold.jsonl").read_text().splitlines() if x]
+        draft = draft_context(text)
+        base = pipeline.exclude
+        for slot, g in zip(find_slots(text, settings.context_sentences), gold_lines, strict=True):
+            ctx = contexts.get((name, g["slot"]), {})
+            own_gold = sorted({doc_of[k] for k in g["keys"] if k in doc_of})
+            lit_gold = list(ctx.get("doc_ids") or [])
+            removed = bool(own_gold and lit_gold)
+            pipeline.exclude = base | frozenset(own_gold) if removed else base
+            start = time.perf_counter()
+            result = pipeline.cite_slot(slot, draft=draft)
+            own_s = time.perf_counter() - start
+            select = result.trace("select")
+            top = select.top[0].score if select is not None and select.top else 0.0
+            start = time.perf_counter()
+            extended = tier.extend(result, top_confidence=top, exclude=pipeline.exclude)
+            lit_s = time.perf_counter() - start
+            assert extended.candidates == result.candidates and extended.selection == result.selection
+            lit_ids = [c.doc_id for c in extended.literature]
+            top10 = extended.literature[:10]
+            sel = extended.selection
+            rows.append({
+                "id": f"{name}:{g['slot']}", "removed": removed, "own_gold": own_gold, "lit_gold": lit_gold,
+                "unsure": not (sel.status == "found" and top >= settings.confidence_threshold),
+                "lit_rank": next((i for i, d in enumerate(lit_ids, 1) if d in lit_gold), None),
+                "own_rank": next((i for i, c in enumerate(result.candidates, 1) if c.doc_id in own_gold), None),
+                "selected": sel.paper.doc_id if sel.status == "found" and sel.paper else None,
+                "selected_literature": any(p.doc_id in lit_ids and p.doc_id not in own_gold
+                                           and not library.get([p.doc_id]) for p in sel.papers),
+                "top10_ids": [c.doc_id for c in top10],
+                # the literature agents' own lists, for tuning its fusion offline (bench/tune.py fusion reads them)
+                "lists": {t["agent"]: [(h["doc_id"], h["rank"], h["score"]) for h in t["top"]]
+                          for t in extended.trace("literature").details["traces"]
+                          if t["kind"] == "retriever" and t["top"]} if removed else {},
+                "lit": [[c.doc_id, c.paper.year, [surname(a) for a in c.paper.authors],
+                         round(c.stage("literature").score, 4), round(c.stage("fused").score, 5),
+                         {s.stage: s.rank for s in c.scores}] for c in extended.literature] if removed else [],
+                "yours_dropped": len((extended.trace("literature").details or {}).get("yours", [])),
+                "own_s": own_s, "lit_s": lit_s,
+            })
+        years[name] = {"max": max(own_years, default=None), "surnames": own_surnames}
+    pipeline.exclude = base
+    return {"kind": "drafts", "papers": papers, "bib": args.bib, "literature": str(args.literature),
+            "query_encoder": settings.query_encoder, "wall_s": time.perf_counter() - t0,
+            "summary": summarize(rows), "libraries_seen": years, "rows": rows,
+            # the removed slots as tune.py's outcomes: the gold is the cited paper's literature records
+            "outcomes": [{"id": r["id"], "answerable": True, "gold": r["lit_gold"], "lists": r["lists"]}
+                         for r in rows if r["removed"]]}
+
+
+def summarize(rows: list[dict]) -> dict:
+    removed = [r for r in rows if r["removed"]]
+    unsure = [r for r in removed if r["unsure"]]
+    other = [r for r in rows if not r["removed"] and r["own_gold"]]
+
+    def at(group: list[dict], k: int) -> float:
+        return sum(1 for r in group if r["lit_rank"] is not None and r["lit_rank"] <= k) / max(1, len(group))
+
+    lit_s = sorted(r["lit_s"] for r in rows)
+    return {
+        "removed_slots": len(removed),
+        "lit_R@1": at(removed, 1), "lit_R@5": at(removed, 5), "lit_R@10": at(removed, 10),
+        "unsure_share": len(unsure) / max(1, len(removed)),
+        "lit_R@10_when_unsure": sum(1 for r in unsure if r["lit_rank"] and r["lit_rank"] <= 10) / max(1, len(removed)),
+        "other_slots": len(other),
+        "own_hit@1": sum(1 for r in other if r["own_rank"] == 1) / max(1, len(other)),
+        "own_selected_right": sum(1 for r in other if r["selected"] in r["own_gold"]) / max(1, len(other)),
+        "literature_selected": sum(1 for r in rows if r["selected_literature"]),
+        "lit_ms_p50": 1000 * lit_s[len(lit_s) // 2] if lit_s else 0.0,
+        "lit_ms_p95": 1000 * lit_s[int(len(lit_s) * 0.95)] if lit_s else 0.0,
+        "unsure_of_other": sum(1 for r in other if r["unsure"]) / max(1, len(other)),
+    }
+
+
+def citeme(args: argparse.Namespace) -> dict:
+    from citefinder.config import Settings
+    from citefinder.evaluate.dataset import load_items
+    from citefinder.evaluate.runner import run_items, score
+    from citefinder.pipeline.literature import LibraryLiterature
+
+    settings = Settings().with_overrides(**({"query_encoder": args.query_encoder} if args.query_encoder else {}))
+    t0 = time.perf_counter()
+    lit = LibraryLiterature(settings, args.literature)
+    opened = time.perf_counter() - t0
+    items = load_items(DATA / "citeme.jsonl", split=args.split)
+    outcomes = run_items(lit.pipeline, items, keep_traces=False)
+    scored = score(outcomes, items)
+    return {"kind": "citeme", "split": args.split, "literature": str(args.literature), "open_s": opened,
+            "query_encoder": settings.query_encoder, "papers": lit.view.count(), "with_vectors": lit.view.embedded_count(),
+            "wall_s": time.perf_counter() - t0, **scored, "outcomes": [asdict(o) for o in outcomes]}
+
+
+def cold(args: argparse.Namespace) -> dict:
+    t0 = time.perf_counter()
+    from citefinder.config import Settings
+    from citefinder.pipeline.literature import LibraryLiterature
+    from citefinder.retrieve.query.reformulate import reformulate
+    from citefinder.text.slots import find_slots
+
+    imported = time.perf_counter() - t0
+    lit = LibraryLiterature(Settings(), args.literature)
+    opened = time.perf_counter() - t0
+    slot = find_slots("Transformers replaced recurrence with self-attention entirely [CITATION].", 1)[0]
+    ranked = lit.rank(reformulate(slot)[0])
+    first = time.perf_counter() - t0
+    again = time.perf_counter()
+    lit.rank(reformulate(find_slots("Residual connections ease the training of very deep networks [CITATION].",
+                                    1)[0])[0])
+    return {"kind": "cold", "imports_s": imported, "open_s": opened - imported, "first_slot_s": first - opened,
+            "to_first_result_s": first, "second_slot_s": time.perf_counter() - again,
+            "top": [c.paper.title for c in ranked.candidates[:3]],
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=("drafts", "citeme", "cold"))
+    p.add_argument("--literature", type=Path, required=True)
+    p.add_argument("--part", choices=("train", "test"), default="train")
+    p.add_argument("--papers")
+    p.add_argument("--split", default="test")
+    p.add_argument("--bib", default="refs.bib")
+    p.add_argument("--libraries", type=Path, default=ROOT / "bench/out/drafts-libs")
+    p.add_argument("--query-encoder")
+    p.add_argument("--out", type=Path)
+    args = p.parse_args()
+
+    from citefinder.config import offline_environment
+
+    offline_environment()
+    load = Path("/proc/loadavg").read_text().split()[0]
+    result = {"drafts": drafts, "citeme": citeme, "cold": cold}[args.what](args)
+    result["load_before"], result["load_after"] = load, Path("/proc/loadavg").read_text().split()[0]
+    shown = {k: v for k, v in result.items() if k not in ("rows", "outcomes")}
+    print(json.dumps(shown.get("summary", shown), indent=1, default=str)[:3000])
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

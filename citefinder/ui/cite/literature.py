@@ -1,0 +1,137 @@
+"""The Cite page's literature (:mod:`citefinder.pipeline.literature`): the setting that searches it, the tier
+given to a fill, and under each card the papers *not in your library* with **Add to my library** — which
+gives the paper a key in the style of the user's own keys, stores it in the library (never in the user's
+.bib file) and cites it in the slot, so it joins the .bib download.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from citefinder.config import Settings
+from citefinder.errors import CitefinderError
+from citefinder.library.keystyle import KeyStyle, key_in_style, read_style
+from citefinder.pipeline.literature import LiteratureSearch, LiteratureTier, open_literature, own_paper
+from citefinder.types import Candidate, SlotResult, StageTrace
+from citefinder.ui import render, state
+from citefinder.ui.cite import choices as ch
+from citefinder.ui.cite.draft import choices_state, slot_of
+from citefinder.ui.markdown import escape_markdown, link, safe_url
+from citefinder.ui.words import confidence_label
+
+OFF, UNSURE, ALWAYS = "Off", "When unsure", "Every slot"
+WHEN = {UNSURE: "unsure", ALWAYS: "always"}
+SHOWN = 5  # literature papers under a card
+_STYLES = "cite_literature_styles"  # (library path, generation) -> the user's key style
+
+
+def search_setting(settings: Settings) -> None:
+    """Search the literature on the next fill: off, for the slots none of your papers fills confidently, or for
+    every slot. Off (and said why) when no literature library is configured."""
+    if not settings.literature:
+        st.caption(":material/menu_book: Searching the literature beside your library is off: no literature "
+                   "library is configured (setting `literature`, `CITEFINDER_LITERATURE`).")
+        return
+    st.session_state.setdefault(state.CITE_LITERATURE, ALWAYS if settings.literature_when == "always" else UNSURE)
+    st.segmented_control(
+        "Search the literature", [OFF, UNSURE, ALWAYS], key=state.CITE_LITERATURE,
+        help=f"Also look in {settings.literature} for papers you don't have yet: for the slots none of your "
+             "papers fills confidently, or for every slot. What it finds is shown under each slot as 'Not in your "
+             "library' and is never filled in; Add to my library puts one in your library and cites it.")
+
+
+@st.cache_resource(show_spinner="Opening the literature library…")
+def _search(spec: str, embedder: str, _settings: Settings, _embedder: Any) -> LiteratureSearch:
+    return open_literature(spec, _settings, embedder=_embedder)
+
+
+def with_literature(settings: Settings, pipeline: Any) -> Any:
+    """``pipeline`` with the literature tier the Cite page's setting asks for (unchanged when off)."""
+    choice = st.session_state.get(state.CITE_LITERATURE)
+    if not settings.literature or choice not in WHEN:
+        return pipeline
+    library = pipeline.library
+    search = _search(settings.literature, library.embedder.name, settings, library.embedder)
+    pipeline.literature = LiteratureTier(search, library, when=WHEN[choice],  # type: ignore[arg-type]
+                                         threshold=settings.confidence_threshold)
+    return pipeline
+
+
+def _style(library: Any) -> KeyStyle:
+    """The user's key style, read once per library state."""
+    cache = st.session_state.setdefault(_STYLES, {})
+    stamp = (str(library.path), library.generation())
+    if stamp not in cache:
+        cache[stamp] = read_style(library.iter_papers()).style
+    return cache[stamp]
+
+
+def add_to_library(settings: Settings, run: state.CiteRun, index: int, candidate: Candidate, library: Any) -> None:
+    """*Add to my library*: the paper joins the library under a key in the user's style and the slot cites it."""
+    def taken(key: str) -> bool:
+        return library.by_key(key) is not None
+
+    paper = own_paper(candidate, candidate.paper.key if candidate.paper.key and not taken(candidate.paper.key)
+                      else key_in_style(candidate.paper, _style(library), taken))
+    try:
+        report = library.add_papers([paper])
+        doc_id = paper.doc_id if report.added else (library.match(paper) or paper.doc_id)
+        stored = library.get([doc_id])
+    except CitefinderError as e:
+        st.session_state[state.CITE_NOTE] = f"Could not add “{paper.title}” to your library: {e}"
+        return
+    paper = stored[0] if stored else paper
+    if choices_state().get(index):  # papers the user picked here stay; the engine's own pick gives way
+        ch.add(settings, run, index, paper.doc_id, paper)
+    else:
+        ch.choose(settings, index, paper.doc_id, paper)
+    st.session_state[state.CITE_NOTE] = (f"Added “{paper.title}” to your library as {paper.key}: slot {index + 1} "
+                                         "cites it, and the .bib download holds its entry (your own .bib file is "
+                                         "unchanged).")
+
+
+def literature_block(settings: Settings, run: state.CiteRun, result: SlotResult, cited: tuple[str, ...],
+                     library: Any) -> None:
+    """Under a card: the literature papers offered for the slot, each with *Add to my library*; or why the
+    literature could not be searched."""
+    trace = result.trace("literature")
+    if trace is not None and trace.status == "error":
+        st.caption(f":material/menu_book: The literature could not be searched: {escape_markdown(trace.message)}")
+    if not result.literature:
+        return
+    index = slot_of(result).index
+    origin = result.literature[0].origin
+    with st.container(border=True, key=f"literature_{run.run_id}_{index}"):
+        st.markdown(f":material/menu_book: **Not in your library** · found in {escape_markdown(origin)}")
+        for n, c in enumerate(result.literature[:SHOWN], 1):
+            _row(settings, run, index, n, c, cited, library)
+        if trace is not None:
+            st.caption(escape_markdown(_how(trace)))
+
+
+def _how(trace: StageTrace) -> str:
+    """The literature trace in one line: why it was asked, which agents found what, how long it took."""
+    ran = [t["agent"] for t in trace.details.get("traces", []) if t.get("kind") == "retriever" and t.get("top")]
+    why = trace.inputs.get("why", "")
+    return (f"{trace.message} ({why}); ranked by {', '.join(ran) or 'no agent'}, fused and calibrated as your own "
+            f"papers, in {trace.elapsed_s:.2f} s.")
+
+
+def _row(settings: Settings, run: state.CiteRun, index: int, n: int, c: Candidate, cited: tuple[str, ...],
+         library: Any) -> None:
+    row = st.container(horizontal=True, wrap=False, vertical_alignment="center")
+    score = c.stage("literature")
+    meta = [render.paper_meta(c.paper, max_authors=3),
+            escape_markdown(confidence_label(score.score)) if score is not None else ""]
+    if safe_url(c.paper.link):
+        meta.append(link("open ↗", c.paper.link))
+    row.markdown(f"{n}\\. **{escape_markdown(c.paper.title)}**  \n" + " · ".join(m for m in meta if m),
+                 width="stretch")
+    held = c.doc_id in cited or bool(library.get([c.doc_id]))
+    row.button("In your library" if held else "Add to my library", key=f"{run.pick_key(index)}_lit_{n}",
+               icon=":material/library_add:", disabled=held, width="content",
+               on_click=add_to_library, args=(settings, run, index, c, library),
+               help=None if held else "Store it in your library with a key in your style and cite it here; it "
+                                      "joins the .bib download. Your own .bib file is never changed.")
