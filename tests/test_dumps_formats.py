@@ -20,6 +20,7 @@ from citefinder.types import ImportFailure, Paper
 DUMPS = Path(__file__).resolve().parent / "data" / "dumps"
 ARXIV = DUMPS / "arxiv-metadata-oai-snapshot.json"
 OPENALEX = DUMPS / "openalex" / "data" / "works" / "updated_date=2024-01-01" / "part_000.gz"
+OA_NAME = "updated_date=2024-01-01/part_000.gz"  # how papers and failures name an OpenAlex part
 S2_PAPERS = DUMPS / "s2" / "papers-part0.gz"
 S2_ABSTRACTS = DUMPS / "s2" / "abstracts-part0.gz"
 S2_JOINED = DUMPS / "s2-joined.jsonl"
@@ -116,7 +117,7 @@ def test_openalex_works_fields_ids_and_arxiv_ids():
     assert by_title["Cardiac magnetic resonance in heart failure"].ids == (("openalex", "W3005"), ("pmid", "29912345"))
     assert by_title["A chapter about transformers in $\\mathbb{R}^n$"].entry_type == "incollection"
     assert by_title["Undated work"].year is None
-    assert [(f.source, f.reason) for f in failures] == [(f"{OPENALEX.name}:6", "line 6 has no title")]
+    assert [(f.source, f.reason) for f in failures] == [(f"{OA_NAME}:6", "line 6 has no title")]
 
 
 def test_openalex_topics_are_the_primary_topic_and_confident_concepts():

@@ -53,8 +53,10 @@ def embedder_for(args: argparse.Namespace, settings: Any) -> Any:
     device = getattr(args, "device", None)
     if device is None or device == "cpu":
         return None
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.embedder import Embedder, resolve_device
 
+    if device == "cuda":
+        resolve_device(device, settings.embedder)  # no GPU: say so now, before anything is read
     return Embedder(settings.embedder, settings.embed_max_seq_length, settings.embed_batch_size, device=device)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.errors import ImportAbortedError, ImportInterrupted, InputError
-from citefinder.library.formats.lines import DumpFormat, Position, paper_or_failure, positioned_records
+from citefinder.library.formats.lines import DumpFormat, Position, paper_or_failure, positioned_records, source_name
 from citefinder.library.formats.s2 import AbstractsTable
 from citefinder.library.readers import DUMP_FORMATS, S2_ABSTRACTS, sniff_format
 from citefinder.library.resume import ProgressBook, Tracker
@@ -188,7 +188,7 @@ def _records(plans: list[tuple[Path, str]], filters: DumpFilter, restart: bool, 
     for index, (path, name) in enumerate(plans):
         fmt: DumpFormat = DUMP_FORMATS[name]
         mark, note = tracker.book.start(path, name, filters.spec(), restart=restart)
-        count = FileCount(path.name, name, started_at=mark.record + 1)
+        count = FileCount(source_name(path), name, started_at=mark.record + 1)
         result.files.append(count)
         if note:
             say(note)
@@ -199,7 +199,7 @@ def _records(plans: list[tuple[Path, str]], filters: DumpFilter, restart: bool, 
         for after, record in positioned_records(path, before):
             read += 1
             count.read += 1
-            item = _kept(record, fmt, filters, table, path.name, after.record)
+            item = _kept(record, fmt, filters, table, source_name(path), after.record)
             paper = item if isinstance(item, Paper) else None
             count.kept += paper is not None
             count.filtered += item is None
@@ -262,7 +262,7 @@ def _stopped(error: BaseException, tracker: Tracker) -> BaseException:
     if where is None or not isinstance(error, (ImportInterrupted, ImportAbortedError)):
         return error
     path, record = where
-    message = f"{error}".rstrip(".") + f"; the next run resumes at record {record:,} of {path.name}."
+    message = f"{error}".rstrip(".") + f"; the next run resumes at record {record:,} of {source_name(path)}."
     if isinstance(error, ImportInterrupted):
         return ImportInterrupted(message, error.report)
     return ImportAbortedError(message, error.report)

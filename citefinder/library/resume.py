@@ -7,12 +7,13 @@ whole file is. It is replaced atomically (:func:`citefinder.text.safewrite.atomi
 goes, and once more when it stops (Ctrl-C, a full disk) or ends.
 
 What counts as settled is read from the library itself, not from the import's batches: the import writes
-papers in batches, in order (:meth:`~citefinder.library.writes.LibraryWrites.add_papers`), and a paper is
-stored once the library matches it (:meth:`~citefinder.library.writes.LibraryWrites.match`: the identity rule
-over the stored papers' keys). So the papers read since the last settled place are kept (a title, ids, year,
-first author; no abstract), and :meth:`Tracker.advance` settles them in order: a paper the library matches is
-settled; one it does not match is settled when one of the next few does (its batch was written without it: it
-failed). A resumed import therefore reads again at most the batches that were not yet written.
+papers in batches, in order (:meth:`~citefinder.library.writes.LibraryWrites.add_papers`), so once a paper read
+in this run is found stored *as itself* (:meth:`~citefinder.library.writes.LibraryWrites.match` gives its own
+doc id back, the identity rule over the stored papers' keys), every record before it has been dealt with:
+stored, skipped as a duplicate, or failed. Papers the library already matches when they are read are
+duplicates, settled at once; the others are kept (a title, ids, year, first author; no abstract) until a paper
+at or after them is found stored (:meth:`Tracker.advance`). A resumed import therefore reads again at most the
+batches that were not yet written.
 """
 
 from __future__ import annotations
@@ -24,14 +25,13 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from citefinder.library.formats.lines import Position
+from citefinder.library.formats.lines import Position, source_name
 from citefinder.text.safewrite import atomic_write
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
 
 FILE = "dump-progress.json"
-LOOK_AHEAD = 8  # an unmatched paper is settled (it failed) when one of the next this many is stored
 
 
 class Matcher(Protocol):
@@ -70,19 +70,19 @@ class ProgressBook:
         why, when it does not start at the beginning or its old progress is dropped."""
         st = path.stat()
         fresh = FileMark(st.st_size, st.st_mtime_ns, fmt, filters)
-        key = str(path.resolve())
+        key, name = str(path.resolve()), source_name(path)
         old = self.marks.get(key)
         note = None
         if old is not None and not restart:
             if (old.size, old.mtime_ns) != (fresh.size, fresh.mtime_ns):
-                note = f"{path.name} changed since it was last read: reading it from the start"
+                note = f"{name} changed since it was last read: reading it from the start"
             elif (old.format, old.filters) != (fmt, filters):
-                note = (f"{path.name} was read with other options ({old.format}, {old.filters}): "
+                note = (f"{name} was read with other options ({old.format}, {old.filters}): "
                         "reading it from the start")
             elif old.done:
-                return old, f"{path.name} was imported whole before: skipped (--restart reads it again)"
+                return old, f"{name} was imported whole before: skipped (--restart reads it again)"
             elif old.record:
-                return old, f"resuming at record {old.record + 1:,} of {path.name}"
+                return old, f"resuming at record {old.record + 1:,} of {name}"
         self.marks[key] = fresh
         return fresh, note
 
@@ -100,6 +100,7 @@ class _Read:
     file: int  # index of the file in the run
     before: Position  # the place just before this paper's record
     paper: Paper  # slim: what the identity rule reads
+    witness: bool  # found stored as itself, it proves every record before it dealt with (no earlier one has its id)
 
 
 def _slim(paper: Paper) -> Paper:
@@ -109,7 +110,7 @@ def _slim(paper: Paper) -> Paper:
 
 class Tracker:
     """The papers an import has read but not yet settled, and the settled place of each file (see the module
-    docstring). ``read`` every record as it is handed on, ``advance`` from time to time and when the import
+    docstring). ``read`` every record before it is handed on, ``advance`` from time to time and when the import
     stops, ``finish`` when it ended."""
 
     def __init__(self, library: Matcher, book: ProgressBook, files: list[Path]) -> None:
@@ -117,24 +118,30 @@ class Tracker:
         self.book = book
         self.files = files
         self.unsettled: deque[_Read] = deque()
+        self._ids: dict[str, int] = {}  # doc id -> how many unsettled papers have it
         self.last: tuple[int, Position] | None = None  # the place after the last record read
         self.ends: dict[int, Position] = {}  # the place after the last record read of each file
 
     def read(self, file: int, before: Position, after: Position, paper: Paper | None) -> None:
-        """A record was handed on: a paper (None: it was filtered out or failed, settled as it is read)."""
-        if paper is not None:
-            self.unsettled.append(_Read(file, before, _slim(paper)))
+        """A record is handed on: a paper, or None (filtered out or failed: settled as it is read). A paper the
+        library already matches is a duplicate, settled too."""
+        if paper is not None and self.library.match(paper) is None:
+            slim = _slim(paper)
+            self.unsettled.append(_Read(file, before, slim, witness=slim.doc_id not in self._ids))
+            self._ids[slim.doc_id] = self._ids.get(slim.doc_id, 0) + 1
         self.last = (file, after)
         self.ends[file] = after
 
     def advance(self) -> None:
-        """Settle what the library now holds, and save the places."""
+        """Settle every record up to the last paper found stored as itself, and save the places."""
         q = self.unsettled
-        while q:
-            if self.library.match(q[0].paper) is None and not any(
-                    self.library.match(q[i].paper) is not None for i in range(1, min(len(q), 1 + LOOK_AHEAD))):
-                break
-            q.popleft()
+        last = next((j for j in range(len(q) - 1, -1, -1)
+                     if q[j].witness and self.library.match(q[j].paper) == q[j].paper.doc_id), None)
+        for _ in range(0 if last is None else last + 1):
+            doc_id = q.popleft().paper.doc_id
+            self._ids[doc_id] -= 1
+            if not self._ids[doc_id]:
+                del self._ids[doc_id]
         if q:
             self._settle(q[0].file, q[0].before)
         elif self.last is not None:
@@ -151,10 +158,11 @@ class Tracker:
         """The import ended: every file read is settled whole."""
         for i, f in enumerate(self.files):
             key = str(f.resolve())
-            end = self.ends.get(i)
-            self.book.marks[key] = replace(self.book.marks[key], done=True, **(
-                {"record": end.record, "offset": end.offset} if end else {}))
+            mark = self.book.marks[key]
+            end = self.ends.get(i, Position(mark.record, mark.offset))
+            self.book.marks[key] = replace(mark, done=True, record=end.record, offset=end.offset)
         self.unsettled.clear()
+        self._ids.clear()
         self.book.save()
 
     def resume_point(self) -> tuple[Path, int] | None:

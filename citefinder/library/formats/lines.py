@@ -46,6 +46,12 @@ class DumpFormat:
     topics: Callable[[dict[str, Any]], tuple[str, ...]]
 
 
+def source_name(path: Path) -> str:
+    """How papers and failures name their file: its name, with its partition folder when it has one
+    (``updated_date=2024-01-01/part_000.gz``: every OpenAlex partition has a ``part_000.gz``)."""
+    return f"{path.parent.name}/{path.name}" if "=" in path.parent.name else path.name
+
+
 def is_gzip(path: Path) -> bool:
     """Does the file start with gzip's magic bytes (whatever its name)?"""
     with open(path, "rb") as f:
@@ -94,7 +100,7 @@ def positioned_records(path: Path,
     """Each line's JSON object (or an ImportFailure naming the line), with the position after the line, from
     ``start`` on. Blank lines count as records but yield nothing; a truncated gzip file ends with one
     failure saying how far it was read."""
-    name = path.name
+    name = source_name(path)
     record, offset = start.record, start.offset
     try:
         with open_dump(path) as f:
@@ -136,7 +142,7 @@ def read_dump(path: Path, fmt: DumpFormat) -> Iterator[Paper | ImportFailure]:
     """Papers of a dump file in format ``fmt``, every bad line an ImportFailure with its number (never raises
     for bad content): the plain reader :mod:`citefinder.library.readers` registers for each dump."""
     for position, item in positioned_records(path):
-        yield paper_or_failure(item, fmt, path.name, position.record)
+        yield paper_or_failure(item, fmt, source_name(path), position.record)
 
 
 def paper_or_failure(item: dict[str, Any] | ImportFailure, fmt: DumpFormat, source: str,
