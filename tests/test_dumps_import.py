@@ -270,3 +270,22 @@ def test_cli_sniffs_a_dump_without_options_and_leaves_bib_imports_alone(tmp_path
     assert "records" not in out and "added 0, updated 1 (vaswani2017)" in out
     assert main(["--library", lib, "library", "import", str(bib), "--years", "2015-"]) == 2
     assert "refs.bib is not a dump" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_the_index_is_rebuilt_at_the_end_still_says_where_to_resume(tmp_path, monkeypatch):
+    (snap,) = _copy(tmp_path, ARXIV)
+    lib = _library(tmp_path)
+
+    def ctrl_c(**_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lib, "_commit", ctrl_c)  # every paper is stored, the BM25 rebuild is stopped
+    resumes = f"run the same command again; the next run resumes at record 28 of {snap.name}"
+    with pytest.raises(ImportInterrupted, match=resumes):
+        import_dumps(lib, [snap], defer_embedding=True)
+    monkeypatch.undo()
+    again = _library(tmp_path)  # the folder is repaired on opening (its manifest says a write did not finish)
+    result = import_dumps(again, [snap], defer_embedding=True)
+    assert (result.files[0].started_at, result.files[0].read, again.count()) == (28, 0, 22)
+    assert again.bm25_search("Transformer attention recurrence", 1)[0].doc_id == "arxiv:1706.03762"
+    assert ProgressBook(again.path).marks[str(snap.resolve())].done

@@ -257,12 +257,17 @@ def _load_abstracts(table: AbstractsTable, files: list[Path], result: DumpImport
 
 
 def _stopped(error: BaseException, tracker: Tracker) -> BaseException:
-    """The exception to raise when the import stopped: the library's, with where the next run resumes."""
+    """The exception to raise when the import stopped: the library's, with where the next run resumes (a Ctrl-C
+    the library did not word itself, e.g. while the search index was being rebuilt at the end, says it too)."""
+    if not isinstance(error, (KeyboardInterrupt, ImportAbortedError)):
+        return error
     where = tracker.resume_point()
-    if where is None or not isinstance(error, (ImportInterrupted, ImportAbortedError)):
+    if where is None:
         return error
     path, record = where
-    message = f"{error}".rstrip(".") + f"; the next run resumes at record {record:,} of {source_name(path)}."
-    if isinstance(error, ImportInterrupted):
-        return ImportInterrupted(message, error.report)
-    return ImportAbortedError(message, error.report)
+    resume = f"the next run resumes at record {record:,} of {source_name(path)}."
+    report = getattr(error, "report", None)
+    if isinstance(error, ImportAbortedError):
+        return ImportAbortedError(f"{error}".rstrip(".") + f"; {resume}", report)
+    said = str(error).rstrip(".") if isinstance(error, ImportInterrupted) else "Interrupted: run the same command again"
+    return ImportInterrupted(f"{said}; {resume}", report)
