@@ -289,3 +289,21 @@ def test_ctrl_c_while_the_index_is_rebuilt_at_the_end_still_says_where_to_resume
     assert (result.files[0].started_at, result.files[0].read, again.count()) == (28, 0, 22)
     assert again.bm25_search("Transformer attention recurrence", 1)[0].doc_id == "arxiv:1706.03762"
     assert ProgressBook(again.path).marks[str(snap.resolve())].done
+
+
+def test_progress_is_saved_through_long_runs_of_filtered_out_records(tmp_path, monkeypatch):
+    monkeypatch.setattr(dumps, "ADVANCE_EVERY", 2)  # a save every 2 papers kept, or every 128 records read
+    big = _big_arxiv(tmp_path / "snap.json", 300)
+    lib = _library(tmp_path)
+    saved: list[int] = []
+    real = Tracker.advance
+
+    def advance(self):
+        real(self)
+        saved.append(self.book.marks[str(big.resolve())].record)
+
+    monkeypatch.setattr(Tracker, "advance", advance)
+    _interrupt_after(monkeypatch, 200)
+    with pytest.raises(ImportInterrupted, match="resumes at record 201 of snap.json"):
+        import_dumps(lib, [big], filters=DumpFilter(("q-bio",)), defer_embedding=True)  # keeps none
+    assert saved == [128, 200]  # while reading (a kill after it reads again from record 129), and when stopped

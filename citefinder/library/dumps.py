@@ -31,7 +31,7 @@ from citefinder.types import ImportFailure, ImportReport, Paper
 
 log = logging.getLogger(__name__)
 
-ADVANCE_EVERY = 1024  # papers handed on between two saves of the progress
+ADVANCE_EVERY = 1024  # papers handed on between two saves of the progress (records read: 64 times as many)
 MAX_FAILURES = 200  # failures kept with their reasons; the others are counted
 ABSTRACTS_TABLE = "s2-abstracts.sqlite"
 _YEARS = re.compile(r"^\s*(\d{4})?\s*(?:(-)\s*(\d{4})?)?\s*$")
@@ -213,8 +213,8 @@ def _records(plans: list[tuple[Path, str]], filters: DumpFilter, restart: bool, 
             if paper is not None:
                 handed += 1
                 yield paper
-                if handed % ADVANCE_EVERY == 0:
-                    tracker.advance()
+            if (paper is not None and handed % ADVANCE_EVERY == 0) or read % (64 * ADVANCE_EVERY) == 0:
+                tracker.advance()  # also through long runs of filtered-out records
             if progress and read % 1000 == 0:
                 progress(read, None)
     if failures > MAX_FAILURES:

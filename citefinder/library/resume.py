@@ -168,7 +168,9 @@ class Tracker:
     def resume_point(self) -> tuple[Path, int] | None:
         """(file, record number) the next run starts at, or None when nothing is left."""
         for f in self.files:
-            mark = self.book.marks[str(f.resolve())]
+            mark = self.book.marks.get(str(f.resolve()))
+            if mark is None:  # not reached yet
+                return f, 1
             if not mark.done:
                 return f, mark.record + 1
         return None
