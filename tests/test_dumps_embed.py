@@ -95,6 +95,8 @@ def test_cli_embed_says_which_device_embedded(tmp_path, capsys, gpu):
     assert main(["--library", lib, "library", "embed", "--device", "auto"]) == 0
     out = capsys.readouterr().out
     assert "embedded 4 papers on cpu (" in out and "papers/s" in out and "4 of 4 papers have dense vectors" in out
+    assert main(["--library", lib, "library", "import", str(ARXIV), "--category", "hep-th", "--device", "auto"]) == 0
+    assert "embedded on cpu (" in capsys.readouterr().out  # an import that embeds says where too
     for command in (["embed"], ["import", str(ARXIV), "--category", "cs.LG"]):  # said before anything is read
         assert main(["--library", lib, "library", *command, "--device", "cuda"]) == 2
         assert "no CUDA GPU" in capsys.readouterr().err

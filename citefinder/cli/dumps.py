@@ -84,6 +84,8 @@ def run_import(args: argparse.Namespace, lib: Any, print_report: Callable[[Any, 
         print(terminal_safe(line))
     print_report(result.report, lib)
     print(f"searchable (BM25) {time.perf_counter() - t0:.1f} s after the start")
+    if not args.defer_embedding and result.report.added and lib.embedder.device_used:
+        print(f"embedded on {lib.embedder.device_label()}")
     if lib.pending_count():
         print(f"{lib.pending_count()} papers await dense vectors (BM25 finds them already): "
               "run `citefinder library embed`, which can be interrupted and resumed")
