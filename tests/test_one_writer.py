@@ -285,6 +285,7 @@ INTERNAL = {
     "library/chroma.py": "a temporary copy of a read-only library's store",
     "library/contexts/api.py": "a new library's memory started from a template, under the library's write lock",
     "library/edit.py": "an entry's text in a temporary folder, read back as a .bib",
+    "library/resume.py": "calls of its own save(), which writes dump-progress.json with safewrite.atomic_write",
     "library/pending.py": "a padded copy of a damaged queue in a temporary folder",
     "library/int8.py": "the quantized model in the cache: a temporary folder renamed into place",
     "library/shipped.py": "the shipped models rebuilt in the cache: a temporary folder renamed into place",

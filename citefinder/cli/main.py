@@ -31,12 +31,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     lib = sub.add_parser("library", help="import, inspect, search and edit the paper library")
     lsub = lib.add_subparsers(dest="library_command", required=True)
-    p = lsub.add_parser("import", help="import .bib, .jsonl(.gz), CSL-JSON (.json) or paper PDFs")
+    p = lsub.add_parser("import", help="import .bib, .jsonl(.gz), CSL-JSON (.json), paper PDFs, or a dump of the "
+                                       "literature (arXiv metadata snapshot, OpenAlex works, Semantic Scholar papers)")
     p.add_argument("files", nargs="+", type=Path)
     p.add_argument("--defer-embedding", action="store_true",
                    help="store papers now (BM25 finds them at once); compute dense vectors later with `library embed`")
+    from citefinder.cli import dumps as cli_dumps
+
+    cli_dumps.add_import_options(p)
     _common(p)
     p = lsub.add_parser("embed", help="compute the dense vectors of papers imported with --defer-embedding (resumable)")
+    cli_dumps.add_device_option(p)
     _common(p)
     p = lsub.add_parser("stats", help="what the library holds")
     p.add_argument("--json", action="store_true")
@@ -115,13 +120,13 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 
 
-def _open_library(settings: Any, *, repair: bool = False) -> Any:
+def _open_library(settings: Any, *, repair: bool = False, embedder: Any = None) -> Any:
     """The library, with its linked .bib/CSL-JSON files re-imported when they changed."""
     from citefinder.library.link import sync_all
     from citefinder.library.store import Library
     from citefinder.retrieve.registry import keep_indexes_current
 
-    library = Library.open(settings, repair=repair)
+    library = Library.open(settings, repair=repair, embedder=embedder)
     keep_indexes_current(settings, library)
     for report in sync_all(library):
         if report.changed or report.failures:
@@ -157,7 +162,11 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
         from citefinder.cli import enrich as cli_enrich
 
         return cli_enrich.run(args, settings, _open_library)
-    lib = _open_library(settings)
+    from citefinder.cli import dumps as cli_dumps
+
+    lib = _open_library(settings, embedder=cli_dumps.embedder_for(args, settings))
+    if args.library_command == "import" and cli_dumps.is_dump_import(args):
+        return cli_dumps.run_import(args, lib, _print_report)
     if args.library_command == "import":
         from citefinder.errors import ImportAbortedError
 
@@ -178,13 +187,7 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
                   "run `citefinder library embed`, which can be interrupted and resumed")
         return 0
     if args.library_command == "embed":
-        update, close = progress_bar("embedding", "papers")
-        try:
-            n = lib.embed_pending(progress=update)
-        finally:
-            close()
-        print(f"embedded {n} papers; {lib.embedded_count()} of {lib.count()} papers have dense vectors")
-        return 0
+        return cli_dumps.run_embed(lib)
     if args.library_command == "stats":
         stats = lib.stats()
         if args.json:

@@ -73,7 +73,7 @@ def supports(folder: Path) -> bool:
 class BertEncoder:
     """Mean-pooled, L2-normalised sentence vectors from a BERT sentence-transformers folder."""
 
-    def __init__(self, folder: Path, max_seq_length: int) -> None:
+    def __init__(self, folder: Path, max_seq_length: int, device: str = "cpu") -> None:
         import torch
         from safetensors.torch import load_file
         from tokenizers import Tokenizer
@@ -86,7 +86,8 @@ class BertEncoder:
         limit = min(max_seq_length, int(config.get("max_position_embeddings", 512)))
         weights = load_file(str(folder / "model.safetensors"))
         prefix = "bert." if any(k.startswith("bert.") for k in weights) else ""
-        self.w = {k[len(prefix):]: v.float() for k, v in weights.items() if k.startswith(prefix)}
+        self.device = device
+        self.w = {k[len(prefix):]: v.float().to(device) for k, v in weights.items() if k.startswith(prefix)}
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=limit)
         self.tokenizer.no_padding()
@@ -110,7 +111,7 @@ class BertEncoder:
         :mod:`citefinder.library.int8` exports to ONNX (pooling stays outside the graph)."""
         torch, F = self.torch, self.torch.nn.functional
         n, length = ids.shape
-        positions = torch.arange(length).unsqueeze(0)
+        positions = torch.arange(length, device=ids.device).unsqueeze(0)
         x = (F.embedding(ids, self.w["embeddings.word_embeddings.weight"])
              + F.embedding(positions, self.w["embeddings.position_embeddings.weight"])
              + self.w["embeddings.token_type_embeddings.weight"][0])
@@ -139,5 +140,6 @@ class BertEncoder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         with torch.inference_mode():
             for chunk, ids, mask in padded_batches(self.tokenizer, texts, batch_size):
-                out[chunk] = self._forward(torch.from_numpy(ids), torch.from_numpy(mask)).numpy()
+                ids_t, mask_t = torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device)
+                out[chunk] = self._forward(ids_t, mask_t).float().cpu().numpy()
         return out

@@ -36,6 +36,30 @@ _MPNET_PARTS = 5
 # Bulk embedding keeps every thread.
 SINGLE_THREAD_MAX_TEXTS = 8
 _THREADS_LOCK = threading.Lock()
+DEVICES = ("auto", "cpu", "cuda")
+GPU_BATCH = 256  # texts per forward pass on a GPU (MiniLM at 256 tokens fits any card many times over)
+
+
+def resolve_device(device: str, embedder: str = MINILM) -> str:
+    """The torch device an embedder runs on: "auto" is "cuda" when torch sees a GPU, else "cpu"; the int8
+    MiniLM (onnxruntime's CPU kernels) always runs on the CPU. ModelLoadError for "cuda" without a GPU."""
+    if device not in DEVICES:
+        raise ModelLoadError(f"unknown device {device!r}: use one of {', '.join(DEVICES)}")
+    if device == "cpu":
+        return "cpu"
+    if embedder == MINILM_INT8:
+        if device == "cuda":
+            raise ModelLoadError("the int8 embedder (minilm-int8) runs on the CPU only: use --device cpu (or auto), "
+                                 "or the fp32 'minilm' embedder on the GPU")
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        raise ModelLoadError("--device cuda: torch sees no CUDA GPU on this machine (torch.cuda.is_available() is "
+                             "False); use --device auto or cpu")
+    return "cpu"
 
 
 @dataclass(frozen=True)
@@ -151,10 +175,13 @@ class Embedder:
     else loads through sentence-transformers.
     """
 
-    def __init__(self, name: str = MINILM, max_seq_length: int = 256, batch_size: int = 32) -> None:
+    def __init__(self, name: str = MINILM, max_seq_length: int = 256, batch_size: int = 32,
+                 device: str = "cpu") -> None:
         self.name = name
         self.max_seq_length = max_seq_length
         self.batch_size = batch_size
+        self.device = device  # as asked: "cpu", "cuda" or "auto" (resolved when the model loads)
+        self.device_used: str | None = None  # where the loaded model runs
         self._model: Any = None
         self._model_name: str | None = None
         self._lock = threading.Lock()
@@ -176,17 +203,21 @@ class Embedder:
         with self._lock:
             if self._model is None:
                 path, human = resolve_model(self.name)
+                device = resolve_device(self.device, self.name)
                 try:
                     if bert.supports(Path(path)):
-                        self._model, self._model_name = bert.BertEncoder(Path(path), self.max_seq_length), human
-                        return self._model
-                    if onnx_encoder.supports(Path(path)):
-                        self._model = onnx_encoder.OnnxEncoder(Path(path), self.max_seq_length)
+                        self._model = bert.BertEncoder(Path(path), self.max_seq_length, device)
                         self._model_name = human
+                        self._on(device)
+                        return self._model
+                    if onnx_encoder.supports(Path(path)):  # onnxruntime's CPU kernels, whatever was asked
+                        self._model = onnx_encoder.OnnxEncoder(Path(path), self.max_seq_length)
+                        self._model_name, self.device_used = human, "cpu"
                         return self._model
                     from sentence_transformers import SentenceTransformer
 
-                    model = SentenceTransformer(path, device="cpu")
+                    model = SentenceTransformer(path, device=device)
+                    self._on(device)
                 except Exception as e:  # noqa: BLE001 - any loader failure becomes one clear message
                     raise ModelLoadError(
                         f"Could not load the embedder {self.name!r} (setting CITEFINDER_EMBEDDER): {e}. "
@@ -199,6 +230,20 @@ class Embedder:
                     log.debug("%s has no max_seq_length; embedding whole texts", self.name)
                 self._model, self._model_name = model, human
             return self._model
+
+    def _on(self, device: str) -> None:
+        self.device_used = device
+        if device != "cpu":
+            self.batch_size = max(self.batch_size, GPU_BATCH)
+
+    def device_label(self) -> str:
+        """Where this embedder runs, for traces and messages: "cuda (NVIDIA H100 80GB HBM3)", "cpu (2 threads)"."""
+        self._load()
+        import torch
+
+        if self.device_used == "cuda":
+            return f"cuda ({torch.cuda.get_device_name(0)}), batches of {self.batch_size}"
+        return f"cpu ({torch.get_num_threads()} threads), batches of {self.batch_size}"
 
     @property
     def dimension(self) -> int:

@@ -1,19 +1,27 @@
-"""Read papers from files: BibTeX, JSON Lines (optionally gzipped), CSL-JSON and paper PDFs.
+"""Read papers from files: BibTeX, JSON Lines (optionally gzipped), CSL-JSON, paper PDFs, and the dumps of
+the literature (the arXiv metadata snapshot, OpenAlex works, Semantic Scholar papers).
 
 :func:`read_papers` streams ``Paper`` records and ``ImportFailure`` reasons; it never raises for
-bad content, so one broken record never loses the rest of a file.
+bad content, so one broken record never loses the rest of a file. A file's type is its suffix, except for
+JSON Lines, ``.json`` and ``.gz`` files, whose first record says which dump they are (:func:`sniff_format`):
+the arXiv snapshot is named ``.json``, OpenAlex parts ``part_000.gz``.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
+from citefinder.library.formats import arxiv, openalex, s2
+from citefinder.library.formats.arxiv import read_arxiv
 from citefinder.library.formats.bib import read_bib
 from citefinder.library.formats.csl import read_csl_json
-from citefinder.library.formats.jsonl import read_jsonl
+from citefinder.library.formats.jsonl import paper_from_record, read_jsonl
+from citefinder.library.formats.lines import DumpFormat, first_record
+from citefinder.library.formats.openalex import read_openalex
 from citefinder.library.formats.pdf import read_pdf
+from citefinder.library.formats.s2 import read_s2, read_s2_abstracts
 from citefinder.text.decode import binary_kind
 from citefinder.types import ImportFailure, Paper
 
@@ -36,17 +44,58 @@ EXPECTED: dict[Reader, str] = {
     read_jsonl: "a JSON Lines file with one paper object per line",
     read_csl_json: "a CSL-JSON file (a list of items, e.g. exported from Zotero)",
     read_pdf: "a paper PDF",
+    read_arxiv: "an arXiv metadata snapshot (JSON Lines)",
+    read_openalex: "an OpenAlex works file (JSON Lines)",
+    read_s2: "a Semantic Scholar papers file (JSON Lines)",
+    read_s2_abstracts: "a Semantic Scholar papers file (JSON Lines)",
 }
-SUPPORTED = "BibTeX (.bib), JSON Lines (.jsonl, .jsonl.gz, .ndjson), CSL-JSON (.json, e.g. from Zotero) or PDF (.pdf)"
+SUPPORTED = ("BibTeX (.bib), JSON Lines (.jsonl, .jsonl.gz, .ndjson), CSL-JSON (.json, e.g. from Zotero), PDF (.pdf), "
+             "or a dump: the arXiv metadata snapshot, OpenAlex works, Semantic Scholar papers (JSON Lines, .gz too)")
+
+
+def _jsonl_topics(record: dict[str, Any]) -> tuple[str, ...]:
+    value = record.get("categories")
+    return tuple(str(v) for v in value) if isinstance(value, list) else tuple(str(value or "").split())
+
+
+# The line formats a dump import reads with positions, filters and resume (citefinder.library.dumps);
+# "jsonl" is CiteFinder's own JSON Lines (doc_id, title, abstract, authors, year, venue, arxiv_id).
+DUMP_FORMATS: dict[str, DumpFormat] = {
+    "arxiv": arxiv.FORMAT,
+    "openalex": openalex.FORMAT,
+    "s2": s2.FORMAT,
+    "jsonl": DumpFormat("jsonl", lambda r: "title" in r, paper_from_record, _jsonl_topics),
+}
+S2_ABSTRACTS = "s2-abstracts"
+_DUMP_READERS: dict[str, Reader] = {"arxiv": read_arxiv, "openalex": read_openalex, "s2": read_s2,
+                                    S2_ABSTRACTS: read_s2_abstracts}
+
+
+def sniff_format(path: Path) -> str | None:
+    """Which dump a JSON Lines file (plain or gzip, whatever its name) holds, by its first record's keys:
+    "arxiv" (authors_parsed / versions), "openalex" (abstract_inverted_index / authorships / an openalex.org
+    id), "s2" (corpusid / externalids), "s2-abstracts" (the abstracts dataset), "jsonl" (CiteFinder's own:
+    a title), or None (not JSON Lines of objects)."""
+    record = first_record(path)
+    if record is None:
+        return None
+    for name in ("arxiv", "openalex", "s2"):
+        if DUMP_FORMATS[name].looks_like(record):
+            return name
+    if s2.looks_like_abstracts(record):
+        return S2_ABSTRACTS
+    return "jsonl" if "title" in record else None
 
 
 def reader_for(path: Path) -> Reader | None:
-    """The reader for ``path``'s suffix (case-insensitive), or None when unsupported."""
+    """The reader for ``path``'s suffix (case-insensitive), or None when unsupported; JSON Lines, ``.json`` and
+    ``.gz`` files that hold a dump get the dump's reader (:func:`sniff_format`)."""
     name = path.name.lower()
-    for suffix in sorted(READERS, key=len, reverse=True):
-        if name.endswith(suffix):
-            return READERS[suffix]
-    return None
+    by_suffix = next((READERS[s] for s in sorted(READERS, key=len, reverse=True) if name.endswith(s)), None)
+    if by_suffix in (read_jsonl, read_csl_json, None) and (by_suffix is not None or name.endswith(".gz")):
+        dump = _DUMP_READERS.get(sniff_format(path) or "") if path.is_file() else None
+        return dump or by_suffix
+    return by_suffix
 
 
 def read_papers(path: Path) -> Iterator[Paper | ImportFailure]:
@@ -96,7 +145,7 @@ def read_papers(path: Path) -> Iterator[Paper | ImportFailure]:
 
 def _wrong_content(path: Path, reader: Reader, head: bytes) -> str | None:
     """Why a file's first bytes show it is not of its type (a ZIP named .bib...), or None."""
-    if reader is read_pdf:
+    if reader is read_pdf or (reader in _DUMP_READERS.values() and head.startswith(b"\x1f\x8b")):
         return None
     gzipped = path.name.lower().endswith(".gz")
     if gzipped:
