@@ -27,7 +27,7 @@ from citefinder.pipeline.pipeline import Pipeline
 from citefinder.text.safewrite import atomic_write
 from citefinder.types import ImportFailure, Paper
 from citefinder.ui import resources, state
-from citefinder.ui.markdown import escape_markdown
+from citefinder.ui.markdown import escape_markdown, message_markdown
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ def bib_uploader(settings: Settings) -> None:
     _uploaded(settings)  # an upload AppTest or a restored session made without the callback
     error = st.session_state.get(state.CITE_PAIR_ERROR)
     if error:
-        st.error(escape_markdown(error), icon=":material/error:")
+        st.error(message_markdown(error), icon=":material/error:")
     paired: state.PairedBib | None = st.session_state.get(state.CITE_PAIRED)
     if paired is not None:
         row = st.container(horizontal=True, vertical_alignment="center")

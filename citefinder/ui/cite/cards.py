@@ -103,9 +103,11 @@ def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which:
         if focused:
             adding = st.session_state.get(state.CITE_ADDING)
             st.caption(":blue[**Adding:** press 1–5 to add that candidate]" if adding else
-                       "Keys: **1–5** use a candidate · **a** then 1–5 add it · **u** undo · **n** / **p** "
-                       "next / previous slot to check")
+                       "Keys: **1–5** use a candidate (the one cited already: *Accept, next*) · **a** then 1–5 "
+                       "add it · **u** undo · **n** / **p** next / previous slot to check")
         _sentence(result, which)
+        if (undone := ch.undone_note(slot.index)) is not None:
+            st.info(escape_markdown(undone), icon=":material/undo:")
         _set_aside(settings, run, result)
         if (hub := held_back(result)) is not None:
             st.caption(f":orange[**Held back.**] {escape_markdown(hub)}.")

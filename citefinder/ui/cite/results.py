@@ -147,9 +147,13 @@ def _results_json(run: state.CiteRun, choices: picks.Picks, keys: dict[int, str]
     return cached[2]
 
 
+YEARS_TO_SAY = 5  # papers the draft must cite with confidence before "newer than all it cites" means anything
+
+
 def latest_cited_year(run: state.CiteRun, choices: picks.Picks) -> int | None:
     """The newest year among the papers the draft cites with confidence (likely right, or the user's picks):
-    a candidate newer than that is flagged on its card."""
+    a candidate newer than that is flagged on its card. None (nothing flagged) while the draft cites fewer than
+    :data:`YEARS_TO_SAY` such papers: a two-sentence draft's newest cite says nothing about what it may cite."""
     years = []
     for r in run.results:
         status = slot_status(r, choices)
@@ -159,7 +163,7 @@ def latest_cited_year(run: state.CiteRun, choices: picks.Picks) -> int | None:
             paper = exports.paper_for(r, doc_id, extra_state())
             if paper is not None and paper.year:
                 years.append(paper.year)
-    return max(years) if years else None
+    return max(years) if len(years) >= YEARS_TO_SAY else None
 
 
 def compact_frame(run: state.CiteRun, choices: picks.Picks) -> pd.DataFrame:
@@ -210,8 +214,9 @@ def _toolbar(settings: Settings, run: state.CiteRun, focused: int | None) -> str
                     args=(run, focused, -1), help="The previous slot to check (key p).")
     controls.button("Next to check", icon=":material/skip_next:", shortcut="n", on_click=next_to_check,
                     args=(run, focused), help="The next slot not found or unsure, brought into view (key n).")
-    controls.button("Undo", icon=":material/undo:", shortcut="u", on_click=undo, args=(settings,),
-                    disabled=not history_state(), help="Undo the last change to your picks (key u).")
+    controls.button("Undo", icon=":material/undo:", shortcut="u", on_click=undo, args=(settings, run),
+                    disabled=not history_state(),
+                    help="Undo your last change to the picks in this browser session (key u): its slot is shown.")
     return which
 
 
@@ -232,7 +237,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
         restricted_line(run, library)
         keys = summary_and_downloads(run, choices, library)
     focused = focus(run)
-    which = _toolbar(settings, run, st.session_state.get(state.CITE_FOCUS))  # the first n goes to the first
+    which = _toolbar(settings, run, focused)  # n moves on from the slot in review, the first one included
     render.scroll_into_view(st.session_state.pop(state.CITE_SCROLL, None))
     latest = latest_cited_year(run, choices)
     positions = dict(zip((slot_of(r).index for r in run.results), positions_in_sentence(run.results), strict=True))
