@@ -87,3 +87,12 @@ def message_markdown(text: object) -> str:
         pos = m.end()
     out.append(escape_markdown(flat[pos:], strip=False))
     return "".join(out)
+
+
+def as_sentence(text: str) -> str:
+    """``text`` as a sentence: a capital first letter and a full stop at the end when it has none."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?…" else text + "."

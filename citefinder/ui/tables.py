@@ -39,7 +39,7 @@ def papers_frame(papers: Sequence[Paper], whose: Mapping[str, str] | None = None
         }
     )
     if whose is not None:
-        frame.insert(5, "whose", [whose.get(p.doc_id, "") for p in papers])
+        frame.insert(2, "whose", [whose.get(p.doc_id, "") for p in papers])
     return frame
 
 

@@ -129,7 +129,7 @@ def load_into_session(settings: Settings, draft: workspace.Draft) -> None:
     # slot out of view, is not undone by surprise
     st.session_state[state.CITE_HISTORY] = []
     st.session_state[state.CITE_DRAFT_ID] = draft.draft_id or workspace.new_draft_id()
-    for key in (state.CITE_NOTE, state.CITE_ASK, state.CITE_FOCUS):
+    for key in (state.CITE_NOTE, state.CITE_ASK, state.CITE_FOCUS, state.CITE_PAIR_ERROR):
         st.session_state.pop(key, None)
 
 
