@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_browser_library_edits import pick
 
 from app_support import build_sample_library, chromium, settle, streamlit_server
-from test_browser_library_edits import pick
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
