@@ -144,8 +144,8 @@ def accept(settings: Settings, run: state.CiteRun, slot_index: int, ids: tuple[s
 
 def to_check(run: state.CiteRun) -> list[int]:
     """Slots still to look at: not found, or the selector unsure, and not decided by the user."""
-    choices = current_choices(run)
-    return [slot_of(r).index for r in run.results if slot_status(r, choices) in (NOT_FOUND_S, UNSURE, UNLIKELY)]
+    said = statuses(run, current_choices(run))
+    return [i for i, status in said.items() if status in (NOT_FOUND_S, UNSURE, UNLIKELY)]
 
 
 def step(run: state.CiteRun, after: int | None, direction: int) -> None:
@@ -192,9 +192,24 @@ def shown_confidences(result: SlotResult) -> dict[str, float]:
     return dict(zip((h.doc_id for h in hits), shown_probabilities([h.score for h in hits]), strict=True))
 
 
+_PROBABILITIES: dict[int, tuple[SlotResult, float]] = {}  # id(result) -> (result, its probability)
+
+
 def slot_probability(result: SlotResult) -> float:
     """The number a slot is sorted by: the shown probability of the engine's pick (its top candidate's
-    when it abstained)."""
+    when it abstained). Worked out once per result (results never change; each run of a long draft's page
+    asks for every slot several times: n / p took a fifth of a second more)."""
+    held = _PROBABILITIES.get(id(result))
+    if held is not None and held[0] is result:
+        return held[1]
+    if len(_PROBABILITIES) > 20_000:  # the results of old runs are let go
+        _PROBABILITIES.clear()
+    p = _slot_probability(result)
+    _PROBABILITIES[id(result)] = (result, p)
+    return p
+
+
+def _slot_probability(result: SlotResult) -> float:
     shown = shown_confidences(result)
     sel = result.selection.paper
     key = sel.doc_id if sel is not None else (result.candidates[0].doc_id if result.candidates else None)
@@ -209,6 +224,19 @@ def slot_status(result: SlotResult, choices: picks.Picks) -> str:
     if not choices.get(index):
         return NOT_FOUND_S
     return confidence_words(slot_probability(result))
+
+
+def statuses(run: state.CiteRun, choices: picks.Picks) -> dict[int, str]:
+    """Every slot's status (:func:`slot_status`), the user's picks read once: what a run of the page asks for."""
+    picked = choices_state()
+    out: dict[int, str] = {}
+    for r in run.results:
+        index = slot_of(r).index
+        if index in picked:
+            out[index] = USER_PICK if choices.get(index) else LEFT_EMPTY
+        else:
+            out[index] = confidence_words(slot_probability(r)) if choices.get(index) else NOT_FOUND_S
+    return out
 
 
 def matches_filter(status: str, which: str) -> bool:

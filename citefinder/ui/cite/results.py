@@ -9,6 +9,7 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
+from citefinder.index.memory import memory_missing
 from citefinder.library import sample
 from citefinder.library.store import Library
 from citefinder.text.slots import looks_like_latex
@@ -32,6 +33,9 @@ from citefinder.ui.cite.choices import (
     slot_status,
     step,
     undo,
+)
+from citefinder.ui.cite.choices import (
+    statuses as all_statuses,
 )
 from citefinder.ui.cite.draft import choices_state, extra_state, history_state, slot_of
 from citefinder.ui.markdown import escape_markdown
@@ -88,10 +92,12 @@ def restricted_line(run: state.CiteRun, library: Library) -> None:
     st.caption(f":material/library_books: {line}).")
 
 
-def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Library | None = None) -> dict[int, str]:
-    """Counts (with the user's picks) and the three downloads; returns slot index -> its keys ("a,b")."""
+def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Library | None = None,
+                          said: dict[int, str] | None = None) -> dict[int, str]:
+    """Counts (with the user's picks) and the three downloads; returns slot index -> its keys ("a,b").
+    ``said``: every slot's status, when the caller has them."""
     n = len(run.results)
-    statuses = [slot_status(r, choices) for r in run.results]
+    statuses = list((said if said is not None else all_statuses(run, choices)).values())
     chosen = sum(bool(v) for v in choices.values())
     to_check = sum(s in (NOT_FOUND_S, UNSURE, UNLIKELY) for s in statuses)
     c1, c2, c3, c4 = st.columns(4)
@@ -150,13 +156,14 @@ def _results_json(run: state.CiteRun, choices: picks.Picks, keys: dict[int, str]
 YEARS_TO_SAY = 5  # papers the draft must cite with confidence before "newer than all it cites" means anything
 
 
-def latest_cited_year(run: state.CiteRun, choices: picks.Picks) -> int | None:
+def latest_cited_year(run: state.CiteRun, choices: picks.Picks, said: dict[int, str] | None = None) -> int | None:
     """The newest year among the papers the draft cites with confidence (likely right, or the user's picks):
     a candidate newer than that is flagged on its card. None (nothing flagged) while the draft cites fewer than
     :data:`YEARS_TO_SAY` such papers: a two-sentence draft's newest cite says nothing about what it may cite."""
     years = []
+    said = said if said is not None else all_statuses(run, choices)
     for r in run.results:
-        status = slot_status(r, choices)
+        status = said[slot_of(r).index]
         if status not in (LIKELY, USER_PICK):
             continue
         for doc_id in choices.get(slot_of(r).index, ()):
@@ -224,6 +231,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
     """Banner, what the results come from, summary, downloads; then the slots as cards or as a compact table
     with the slot in review above it."""
     choices = current_choices(run)
+    said = all_statuses(run, choices)  # every slot's status, once a run of the page
     library = paired_bib.run_library(run, library)
     with st.container(key="cite_results"):  # brought into view when a fill ends
         if st.session_state.get(state.CITE_TEXT, run.text) != run.text:
@@ -235,18 +243,19 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
         llm_banner(run, settings)
         _note()
         restricted_line(run, library)
-        keys = summary_and_downloads(run, choices, library)
+        keys = summary_and_downloads(run, choices, library, said)
     focused = focus(run)
     which = _toolbar(settings, run, focused)  # n moves on from the slot in review, the first one included
     render.scroll_into_view(st.session_state.pop(state.CITE_SCROLL, None))
-    latest = latest_cited_year(run, choices)
+    latest = latest_cited_year(run, choices, said)
     positions = dict(zip((slot_of(r).index for r in run.results), positions_in_sentence(run.results), strict=True))
-    shown = [r for r in run.results if matches_filter(slot_status(r, choices), which)]
+    shown = [r for r in run.results if matches_filter(said[slot_of(r).index], which)]
+    memory = memory_missing(library) is None  # no memory: no candidate is "cited elsewhere" (not asked 50 times)
 
     def card(result: SlotResult) -> None:
         index = slot_of(result).index
         slot_card(settings, run, result, positions[index], choices.get(index, ()), keys.get(index), library,
-                  focused=index == focused, latest=latest, choices=choices)
+                  focused=index == focused, latest=latest, choices=choices, status=said[index], memory=memory)
 
     if st.session_state.get(state.CITE_VIEW) == TABLE:
         target = next((r for r in run.results if slot_of(r).index == focused), None)
