@@ -102,3 +102,4 @@ def test_a_reason_becomes_a_sentence() -> None:
     assert as_sentence("no records found in refs.bib: the file is empty") == \
         "No records found in refs.bib: the file is empty."
     assert as_sentence("Done.") == "Done." and as_sentence("") == ""
+    assert as_sentence("refs.bib is a ZIP archive") == "refs.bib is a ZIP archive."  # a file name as written

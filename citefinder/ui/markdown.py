@@ -90,9 +90,12 @@ def message_markdown(text: object) -> str:
 
 
 def as_sentence(text: str) -> str:
-    """``text`` as a sentence: a capital first letter and a full stop at the end when it has none."""
+    """``text`` as a sentence: a full stop at the end when it has none, and a capital first letter when it
+    starts with a plain word (a file name, "refs.bib is ...", is left as written)."""
     text = text.strip()
     if not text:
         return text
-    text = text[0].upper() + text[1:]
+    first = text.split(maxsplit=1)[0]
+    if first.isalpha() and first.islower():
+        text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?…" else text + "."
