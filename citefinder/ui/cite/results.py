@@ -41,7 +41,10 @@ from citefinder.ui.cite.draft import choices_state, extra_state, history_state, 
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE
 
-PAGE = 10  # slot cards drawn at once (bench/review_nav.py: every card of a 300-slot draft took seconds a key)
+# slot cards drawn at once on a long draft (bench/review_nav.py: every card of a 300-slot draft took seconds a
+# key; the browser's redraw grows with the cards drawn: 10 a page took a third more than 5); a draft of up to
+# two pages is drawn whole
+PAGE = 5
 _JSON = "cite_results_json"  # (what the results file was made from, its text): made again only when that changes
 
 
@@ -287,10 +290,10 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
 
 
 def page_of_slots(run: state.CiteRun, shown: list[SlotResult], focused: int | None) -> list[SlotResult]:
-    """The cards drawn: all of them up to :data:`PAGE` slots, else the page of :data:`PAGE` holding the slot in
+    """The cards drawn: all of them up to twice :data:`PAGE` slots, else the page of :data:`PAGE` holding the slot in
     review (n / p move the page with it), with a choice of page above them; choosing a page puts its first slot
     in review. A long draft's page is drawn in a fraction of a second instead of every card at each key."""
-    if len(shown) <= PAGE:
+    if len(shown) <= 2 * PAGE:
         return shown
     pages = [shown[i:i + PAGE] for i in range(0, len(shown), PAGE)]
     labels = [f"Slots {slot_of(p[0]).index + 1}–{slot_of(p[-1]).index + 1}" for p in pages]
