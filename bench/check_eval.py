@@ -215,6 +215,12 @@ def cmd_fit(args: argparse.Namespace) -> None:
           f"likely wrong below {wrong:.4f} ({args.wrong_rate:.0%})")
     print(f"out of fold on train: swapped keys flagged {np.mean(swapped < doubtful):.1%} "
           f"(likely wrong {np.mean(swapped < wrong):.1%}); correct keys flagged {np.mean(oof[y == 1] < doubtful):.1%}")
+    named = np.asarray([r["f"].get("other_named", 0.0) >= 1.0 for r in rows])  # another paper named: the
+    if named.any():  # right one of a swapped key, or a name the sentence writes for a paper beside the cited one
+        print(f"  random keys where another paper is the name the sentence writes ({int((named & (y == 0)).sum())}):"
+              f" flagged {np.mean(oof[named & (y == 0)] < doubtful):.1%} (likely wrong "
+              f"{np.mean(oof[named & (y == 0)] < wrong):.1%}); cited keys there ({int((named & (y == 1)).sum())}) "
+              f"flagged {np.mean(oof[named & (y == 1)] < doubtful):.1%}")
     if args.dry_run:
         return
     out = {"features": features, "coef": [round(float(c), 5) for c in model.coef_[0]],

@@ -23,7 +23,8 @@ from typing import Any
 FIT_FEATURES = ("in_list", "rr_fused", "p_engine", "alt_p", "dense_cos", "dense_gap", "dense_pct", "window_cos",
                 "window_gap", "window_pct", "bm25_pct", "bm25_raw", "log_library", "key_named", "elsewhere",
                 "elsewhere_cos", "co_cited", "co_cos", "reverse_pct", "reverse_wpct", "wbm25_pct", "wbm25_raw",
-                "best_cos", "words", "nearby_cos", "hub", "alt_uncited_p")
+                "best_cos", "words", "nearby_cos", "hub", "alt_uncited_p", "named", "named_weak", "other_named",
+                "other_named_weak")
 PRIOR_WRONG = 0.1
 FITS, DOUBTFUL, WRONG = "fits", "doubtful", "likely wrong"
 
