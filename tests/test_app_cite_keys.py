@@ -126,3 +126,25 @@ def test_a_refused_bib_is_said_in_a_sentence_and_goes_with_the_file(app):
     at.file_uploader(key=paired_bib.UPLOAD).set_value(None)
     at.run()
     assert not at.error  # the error left with the file
+
+
+def test_an_error_renders_its_italics_and_commands(app):
+    at = app.run()
+    bib = (Path(__file__).parent / "data" / "latex" / "refs.bib").read_bytes()
+    at.file_uploader(key=state.CITE_UPLOAD).set_value(("refs.pdf", bib, "application/pdf"))
+    at.run()
+    said = " ".join(e.value for e in at.error)
+    assert "*Pair with your \\.bib*" in said and "`citefinder library import`" in said, said  # not \* nor \`
+    assert "\\*" not in said and "\\`" not in said
+
+
+def test_the_library_names_the_users_files_in_an_import_that_failed(folder, monkeypatch):
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
+    at = AppTest.from_file(str(ROOT / "pages" / "2_Library.py"), default_timeout=TIMEOUT).run()
+    at.file_uploader(key=state.LIBRARY_UPLOAD).set_value(("random5mb.pdf", b"\x00\x01 not a pdf at all" * 50,
+                                                           "application/pdf"))
+    at.run()
+    button(at, "Import 1 file").click().run()
+    assert not at.exception
+    shown = " ".join(str(d.value.to_dict()) for d in at.dataframe) + " ".join(e.value for e in at.error)
+    assert "random5mb" in shown and "0-random5mb" not in shown and "citefinder-upload-" not in shown, shown

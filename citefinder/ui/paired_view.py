@@ -17,7 +17,7 @@ from citefinder.errors import CitefinderError
 from citefinder.library.store import Library
 from citefinder.types import Paper
 from citefinder.ui import paired_bib, paper_editor, resources, state
-from citefinder.ui.markdown import code_span, escape_markdown
+from citefinder.ui.markdown import code_span, escape_markdown, message_markdown
 
 MAX_SHOWN = 8  # the most recently used paired files
 
@@ -92,7 +92,7 @@ def paired_section(settings: Settings) -> None:
             library = resources.get_library(state.paired_settings(settings, folder))
             papers = list(library.iter_papers())
         except CitefinderError as e:
-            st.caption(f"{escape_markdown(folder.name)}: cannot be opened ({escape_markdown(e)})")
+            st.caption(f"{escape_markdown(folder.name)}: cannot be opened ({message_markdown(e)})")
             continue
         name = names[folder]
         label = f"{name} · {len(papers)} papers · paired/{folder.name}"
