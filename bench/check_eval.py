@@ -215,6 +215,12 @@ def cmd_fit(args: argparse.Namespace) -> None:
           f"likely wrong below {wrong:.4f} ({args.wrong_rate:.0%})")
     print(f"out of fold on train: swapped keys flagged {np.mean(swapped < doubtful):.1%} "
           f"(likely wrong {np.mean(swapped < wrong):.1%}); correct keys flagged {np.mean(oof[y == 1] < doubtful):.1%}")
+    named = np.asarray([r["f"].get("other_named", 0.0) >= 1.0 for r in rows])  # another paper named: the
+    if named.any():  # right one of a swapped key, or a name the sentence writes for a paper beside the cited one
+        print(f"  random keys where another paper is the name the sentence writes ({int((named & (y == 0)).sum())}):"
+              f" flagged {np.mean(oof[named & (y == 0)] < doubtful):.1%} (likely wrong "
+              f"{np.mean(oof[named & (y == 0)] < wrong):.1%}); cited keys there ({int((named & (y == 1)).sum())}) "
+              f"flagged {np.mean(oof[named & (y == 1)] < doubtful):.1%}")
     if args.dry_run:
         return
     out = {"features": features, "coef": [round(float(c), 5) for c in model.coef_[0]],
@@ -315,7 +321,7 @@ def cmd_measure(args: argparse.Namespace) -> None:
     from citefinder.check.draft import check_project
     from citefinder.check.model import FITS
     from citefinder.config import Settings
-    from citefinder.evaluate.drafts import open_draft_library
+    from citefinder.evaluate.drafts import key_to_doc_id, open_draft_library
     from citefinder.library.readers import read_papers
     from citefinder.library.reference import ReferenceLibrary
     from citefinder.pipeline.pipeline import Pipeline
@@ -358,6 +364,7 @@ def cmd_measure(args: argparse.Namespace) -> None:
         embedder = library.embedder
         pipeline = Pipeline(library.settings, library)
         project = read_project(folder / "main.tex")
+        doc_of = key_to_doc_id(library, bib)
         t0 = time.perf_counter()
         report = check_project(pipeline, project, [bib], reference=reference)
         elapsed = time.perf_counter() - t0
@@ -369,10 +376,14 @@ def cmd_measure(args: argparse.Namespace) -> None:
         for c, orig in zip(order, cites, strict=True):
             kinds.append("swapped" if orig.start in swapped_at else "untouched")
         it = iter(kinds)
+        gold = iter(orig.key for orig in cites)
         for r, c in zip(report.citations, now, strict=True):
             kind = "invented" if c.key in fake else next(it)
+            was = None if c.key in fake else next(gold)
             records.append({"paper": name, "key": r.key, "kind": kind, "verdict": r.verdict,
-                            "probability": r.probability})
+                            "probability": r.probability, "gold": was,
+                            "gold_named": named_rank(library, c, doc_of.get(was)) if kind == "swapped" else None,
+                            "offered": {a.key: a.probability for a in r.alternatives if a.key}})
         flagged_bib = {k for p in report.problems if p.kind == "not in the reference library" for k in p.keys}
         papers.append({"paper": name, "citations": len(report.citations), "library": library.count(),
                        "check_s": round(elapsed, 2), "invented_flagged_against": len(fake & flagged_bib),
@@ -394,11 +405,39 @@ def cmd_measure(args: argparse.Namespace) -> None:
         "invented_entries_flagged_against": sum(p["invented_flagged_against"] for p in papers),
         "invented_entries": 5 * len(papers),
         "n_swapped": len(sw), "n_untouched": len(ok),
+        "named": named_summary(sw),
     }
     print(json.dumps({k: v for k, v in result.items() if k not in ("records", "papers")}, indent=1))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1))
+
+
+def named_rank(library: Any, citation: Any, doc_id: str | None) -> int | None:
+    """Where the "names" agent (strong, clear name matches) puts ``doc_id`` for this citation's sentence: a swapped
+    key whose right paper the sentence names ("Fast R-CNN [CITATION]") is the case issue 37 (item 3) measures."""
+    from citefinder.retrieve.agents.names import NamesAgent
+    from citefinder.retrieve.query.reformulate import reformulate
+
+    if doc_id is None:
+        return None
+    query, _ = reformulate(citation.slot)
+    if not query.names:
+        return None
+    hits = NamesAgent(library.settings, library).search(query)
+    return next((h.rank for h in hits if h.doc_id == doc_id), None)
+
+
+def named_summary(swapped: list[dict[str, Any]]) -> dict[str, Any]:
+    """Swapped keys whose right paper the sentence names (the names agent's first): how many are flagged, how
+    often the right key is offered, and at what probability."""
+    named = [r for r in swapped if r.get("gold_named") == 1]
+    offered = [r["offered"][r["gold"]] for r in named if r["gold"] in r.get("offered", {})]
+    return {"n": len(named), "flagged": sum(r["verdict"] != "fits" for r in named),
+            "likely_wrong": sum(r["verdict"] == "likely wrong" for r in named),
+            "right_key_offered": len(offered), "offered_p": sorted(round(p, 2) for p in offered),
+            "offered_p_median": sorted(offered)[len(offered) // 2] if offered else None,
+            "fit_p_of_swapped": sorted(round(r["probability"], 2) for r in named)}
 
 
 def cmd_against(args: argparse.Namespace) -> None:

@@ -24,7 +24,7 @@ library_view.link_section(library)
 contexts_panel(settings)
 
 st.divider()
-shown = library_view.papers_view(library)
+shown = library_view.papers_view(library, settings)
 paper_editor.edit_section(library, shown)
 library_view.remove_section(library, shown)
 paired_view.paired_section(settings)

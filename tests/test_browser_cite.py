@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app_support import build_sample_library, chromium, streamlit_server, upload
+from citefinder.ui.cite.results import PAGE
 from llm_support import fields, scripted_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -160,7 +161,7 @@ def test_progress_in_view_mid_fill_and_a_dead_llm_shows_one_banner(app, tmp_path
     with alone():
         start = time.perf_counter()
         page.get_by_role("button", name="Find citations").click()
-        page.get_by_text("30 slots, 10 a page").wait_for(timeout=FILL_MS)  # the results, a page of cards at a time
+        page.get_by_text(f"30 slots, {PAGE} a page").wait_for(timeout=FILL_MS)  # the results, a page of cards at a time
         elapsed = time.perf_counter() - start
     print(f"\nbrowser: 30 slots against a dead LLM endpoint in {elapsed:.1f} s")
     assert page.get_by_text("so it was not asked again in this fill").count() == 1

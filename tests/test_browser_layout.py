@@ -161,8 +161,9 @@ def test_library_summary_lists_duplicates_and_a_pdf_title_and_an_entry_can_be_ed
     summary = page.locator("[data-testid='stAlert']", has_text="Last import")
     summary.wait_for(timeout=FILL_MS)
     assert "2 added, 1 updated (dup), 0 duplicates skipped, 0 failed" in summary.inner_text(), summary.inner_text()
-    duplicate = page.get_by_text("“Attention is all you need” (refs.bib) matched “Attention Is All You Need”")
-    duplicate.wait_for()
+    # the record that updated a paper is said as updated, not listed under "Duplicates skipped" (issue 37: the
+    # list and the count agree; it listed it under a count of 0)
+    assert page.locator("[data-testid='stExpander']", has_text="Duplicates skipped").count() == 0
 
     # the PDF's title was read wrong: fix it from the summary
     pdf_entry = page.locator("[data-testid='stExpander']", has_text="(paper.pdf)")

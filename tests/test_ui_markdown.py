@@ -74,3 +74,32 @@ def test_safe_url_keeps_only_http_links(url, expected):
 def test_link_drops_unsafe_targets_and_escapes_labels():
     assert link("a [b]", "https://x.org") == "[a \\[b\\]](https://x.org)"
     assert link("open", "javascript:alert(1)") == "open"
+
+
+# --- messages written for people (issue 37, item 10) ----------------------------------------------------------
+
+def test_a_message_keeps_its_commands_and_italics_and_escapes_the_rest() -> None:
+    from citefinder.ui.markdown import message_markdown
+
+    text = message_markdown("refs.bib is not a PDF: use *Pair with your .bib*, or `citefinder library import`.")
+    assert "*Pair with your \\.bib*" in text and "`citefinder library import`" in text
+    assert text.startswith("refs\\.bib is not a PDF\\:")
+    # nothing from a file name can open a link, HTML or a directive
+    hostile = message_markdown("[x](javascript:alert(1)) <img src=x> :red[boom] a.pdf")
+    assert "\\[x\\]\\(javascript" in hostile and "\\<img" in hostile and "\\:red\\[boom\\]" in hostile
+
+
+def test_a_code_span_shows_a_path_as_it_is() -> None:
+    from citefinder.ui.markdown import code_span
+
+    assert code_span("/tmp/lib/paired") == "`/tmp/lib/paired`"  # no backslash before each slash
+    assert code_span("a`b") == "``a`b``" and code_span("`x") == "`` `x ``"
+
+
+def test_a_reason_becomes_a_sentence() -> None:
+    from citefinder.ui.markdown import as_sentence
+
+    assert as_sentence("no records found in refs.bib: the file is empty") == \
+        "No records found in refs.bib: the file is empty."
+    assert as_sentence("Done.") == "Done." and as_sentence("") == ""
+    assert as_sentence("refs.bib is a ZIP archive") == "refs.bib is a ZIP archive."  # a file name as written

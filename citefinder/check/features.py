@@ -152,6 +152,18 @@ def _max_cos(a: Any, others: Sequence[Any]) -> float:
     return float(max(np.dot(np.asarray(a, dtype=np.float32), np.asarray(v, dtype=np.float32)) for v in vs))
 
 
+def name_features(cands: Sequence[Candidate], doc_id: str) -> dict[str, float]:
+    """What the names the sentence writes say, as the fill's "names" agents read them ("Fast R-CNN [CITATION]"):
+    ``named`` / ``named_weak``: the paper's reciprocal rank in the strong (clear) and the weaker name matches;
+    ``other_named`` / ``other_named_weak``: the same for the best other paper (another paper named here)."""
+    f = {}
+    for agent, name in (("names", "named"), ("names-weak", "named_weak")):
+        rr = {c.doc_id: 1.0 / s.rank for c in cands if (s := c.stage(agent)) is not None and s.rank > 0}
+        f[name] = rr.get(doc_id, 0.0)
+        f[f"other_{name}"] = max((x for d, x in rr.items() if d != doc_id), default=0.0)
+    return f
+
+
 def fit_features(ranked: Ranked, doc_id: str, *, exclude: frozenset[str] = frozenset(), calibration: Any = None,
                  key: str = "", elsewhere: Sequence[Any] = (), vectors: Vectors | None = None,
                  contexts: Contexts | None = None, nearby: Sequence[str] = (),
@@ -190,6 +202,7 @@ def fit_features(ranked: Ranked, doc_id: str, *, exclude: frozenset[str] = froze
     f["words"] = math.log1p(len(ranked.query.keywords))
     f["log_library"] = math.log10(size)
     f["key_named"] = float(min(2, len(key_parts(key) & ranked.words))) if key else 0.0
+    f.update(name_features(cands, doc_id))
     f["elsewhere"] = 1.0 if elsewhere else 0.0
     f["elsewhere_cos"] = _max_cos(ranked.vector, elsewhere)
     co = [vectors.of(d) for d in exclude] if vectors is not None else []

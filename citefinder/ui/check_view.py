@@ -8,6 +8,7 @@ text, so the download differs from the upload only at the replaced keys, in the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from citefinder.check.draft import CheckReport, check_project
-from citefinder.check.model import DOUBTFUL, FITS, WRONG
+from citefinder.check.model import DOUBTFUL, FITS, WRONG, default_model
 from citefinder.check.report import markdown, to_json
 from citefinder.check.run import CheckedCitation
 from citefinder.config import Settings
@@ -30,7 +31,6 @@ from citefinder.ui.render import error_box
 TEX = "check_tex_upload"
 BIB = "check_bib_upload"
 RUN = "check_run"  # CheckRun of the last "Check citations"
-BADGE = {FITS: ":green[fits]", DOUBTFUL: ":orange[doubtful]", WRONG: ":red[likely wrong]"}
 
 
 @dataclass
@@ -82,46 +82,109 @@ def run_check(settings: Settings) -> None:
     st.session_state[RUN] = CheckRun(tex.name, source, report)
 
 
-def judged_sentence(c: CheckedCitation) -> str:
-    """The sentence (markdown) with the judged cite command highlighted and the key's place in it named."""
+def judged_sentence(c: CheckedCitation, now: str | None = None) -> str:
+    """The sentence (markdown) with the judged cite command highlighted and the key's place in it named (with
+    the key that replaces it, ``now``, when the user replaced it)."""
     parts = [escape_markdown(part, strip=False).replace(escape_markdown("[OTHER]"), "[·]")
              for part in (c.focus or c.sentence).split("[CITATION]")]
-    where = f"{c.key}, key {c.position} of {c.keys_in_command}" if c.keys_in_command > 1 else c.key
+    key = f"{c.key} → {now}" if now else c.key
+    where = f"{key}, key {c.position} of {c.keys_in_command}" if c.keys_in_command > 1 else key
     mark = f":red-background[**\\[{escape_markdown(where)}\\]**]"
     return mark.join(parts) if len(parts) > 1 else f"{parts[0]} {mark}"
 
 
+FIXED = "fixed"  # a citation whose key the user replaced: no longer counted under its verdict
+COLOR = {FITS: "green", DOUBTFUL: "orange", WRONG: "red", FIXED: "blue"}
+
+
+def shown_verdict(c: CheckedCitation, fixes: Mapping[int, str]) -> str:
+    """The citation's word now: its verdict, or "fixed: KEY" once the user replaced its key."""
+    return f"{FIXED}: {fixes[c.index]}" if c.index in fixes else c.verdict
+
+
+def tally(report: CheckReport, fixes: Mapping[int, str]) -> dict[str, int]:
+    """How many citations have each word now (a replaced key counts as fixed, not under its old verdict)."""
+    out = {FITS: 0, DOUBTFUL: 0, WRONG: 0, FIXED: 0}
+    for c in report.citations:
+        out[FIXED if c.index in fixes else c.verdict] += 1
+    return out
+
+
+def summary_line(report: CheckReport, fixes: Mapping[int, str]) -> str:
+    """The counts as Markdown: "**24 citations** checked against 24 papers in 7.2 s: fits 23 · ..."."""
+    counts = tally(report, fixes)
+    words = [f":{COLOR[w]}[{w}] {n}" for w, n in counts.items() if w != FIXED or n]
+    return (f"**{len(report.citations)} citations** checked against {report.library_size} papers in "
+            f"{report.elapsed_s:.1f} s: " + " · ".join(words) + ".")
+
+
+def citation_rows(report: CheckReport, fixes: Mapping[int, str]) -> list[dict[str, object]]:
+    """The table: one row per cited key with its one number (fit) and its one word (the verdict, or fixed)."""
+    return [{"#": c.index + 1, "line": c.line, "key": c.key, "verdict": shown_verdict(c, fixes),
+             "fit": round(c.probability, 2),
+             "better fit": (c.alternatives[0].key or c.alternatives[0].title) if c.alternatives else ""}
+            for c in report.citations]
+
+
+def _fix(run: CheckRun, index: int, key: str | None) -> None:
+    """Replace citation ``index``'s key by ``key`` in the corrected draft (None: keep the key written)."""
+    if key is None:
+        run.fixes.pop(index, None)
+    else:
+        run.fixes[index] = key
+
+
+def _card(run: CheckRun, c: CheckedCitation) -> None:
+    """One citation to look at: its word and number, the sentence, the better fits to replace it with (or what
+    replaced it), and the engine's evidence behind a disclosure."""
+    fixed = run.fixes.get(c.index)
+    word = shown_verdict(c, run.fixes)
+    with st.container(border=True, key=f"check_card_{c.index}"):
+        what = f" ({escape_markdown(c.title)})" if c.title else " · no entry in your .bib"
+        st.markdown(f"**{escape_markdown(c.key)}**{what} · line {c.line} · "
+                    f":{COLOR[FIXED if fixed else c.verdict]}-badge[{escape_markdown(word)}] · fit {c.probability:.2f}"
+                    + (" as written" if fixed else ""))
+        st.markdown(judged_sentence(c, fixed), help="The judged cite command is highlighted; the sentence's other "
+                    "cite commands are shown as [·].")
+        if fixed:
+            row = st.container(horizontal=True, vertical_alignment="center")
+            row.success(f"Replaced by {escape_markdown(fixed)} in the corrected draft.", icon=":material/check:")
+            row.button(f"Keep {c.key}", key=f"check-keep-{c.index}", type="tertiary", icon=":material/undo:",
+                       on_click=_fix, args=(run, c.index, None), help="Undo the replacement: the key as written.")
+        for a in c.alternatives:
+            left, right = st.columns([5, 2], vertical_alignment="center")
+            left.markdown(f"More probable here: **{escape_markdown(a.title)}** ({a.year or 'n.d.'})"
+                          + (f" · key {escape_markdown(a.key)}" if a.key else " · not in your .bib")
+                          + f" · probability {a.probability:.2f} that it is the paper cited here")
+            if not a.key:
+                continue
+            if fixed == a.key:
+                right.button(f"Replaced with {a.key}", key=f"check-fix-{c.index}-{a.doc_id}", disabled=True,
+                             type="primary", icon=":material/check:")
+            else:
+                right.button(f"Replace with {a.key}", key=f"check-fix-{c.index}-{a.doc_id}",
+                             on_click=_fix, args=(run, c.index, a.key))
+        with st.expander("Evidence: how the engine ranked it", icon=":material/query_stats:"):
+            lines = [f"- {escape_markdown(c.key)}: {escape_markdown(c.reason)}"]
+            lines += [f"- {escape_markdown(a.key or a.title)}: ranked {a.rank}; {escape_markdown(a.evidence)}"
+                      for a in c.alternatives]
+            st.markdown("\n".join(lines))
+
+
 def show(run: CheckRun) -> None:
+    """The counts and the bands said once, every citation as a row, the citations to look at as cards, the
+    .bib's notes and the downloads: all of them as they stand after the user's replacements."""
     report = run.report
-    n = len(report.citations)
-    wrong, doubtful = len(report.likely_wrong), len(report.doubtful)
-    st.markdown(f"**{n} citations** checked against {report.library_size} papers in {report.elapsed_s:.1f} s: "
-                f"{n - wrong - doubtful} fit, {BADGE[DOUBTFUL]} {doubtful}, {BADGE[WRONG]} {wrong}.")
-    rows = [{"#": c.index + 1, "line": c.line, "key": c.key, "verdict": c.verdict, "fit": round(c.probability, 2),
-             "rank": f"{c.rank}/{c.ranked}" if c.rank else "-",
-             "better fit": (c.alternatives[0].key or c.alternatives[0].title) if c.alternatives else "",
-             "now": run.fixes.get(c.index, "")} for c in report.citations]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    flagged = [c for c in report.citations if c.verdict != FITS]
+    st.markdown(summary_line(report, run.fixes))
+    st.caption(f"**fit**: the probability that the key written is the paper its sentence cites. "
+               f"{escape_markdown(default_model().legend())}. The engine's ranks and similarities are under "
+               "*Evidence* on each card.")
+    st.dataframe(pd.DataFrame(citation_rows(report, run.fixes)), hide_index=True, width="stretch")
+    flagged = [c for c in report.citations if c.verdict != FITS or c.index in run.fixes]
     if flagged:
         st.subheader("To look at")
     for c in flagged:
-        with st.container(border=True):
-            st.markdown(f"**{escape_markdown(c.key)}** · line {c.line} · {BADGE[c.verdict]} "
-                        f"(fit {c.probability:.2f}; {escape_markdown(c.reason)})")
-            st.markdown(judged_sentence(c), help="The judged cite command is highlighted; the sentence's other "
-                        "cite commands are shown as [·].")
-            if c.index in run.fixes:
-                st.success(f"Replaced by {run.fixes[c.index]} in the corrected draft.")
-            for a in c.alternatives:
-                line = (f"More probable here: **{escape_markdown(a.title)}** ({a.year or 'n.d.'}) · probability "
-                        f"{a.probability:.2f} that it is the paper cited (the key written: {c.probability:.2f}) · "
-                        f"{escape_markdown(a.evidence)}")
-                left, right = st.columns([5, 2])
-                left.markdown(line)
-                if a.key and right.button(f"Replace with {a.key}", key=f"check-fix-{c.index}-{a.doc_id}"):
-                    run.fixes[c.index] = a.key
-                    st.rerun()
+        _card(run, c)
     problems = report.problems_after(run.fixes)  # "never cited" follows each replacement
     if problems:
         st.subheader("The .bib")

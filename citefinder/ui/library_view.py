@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import tempfile
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,11 +15,12 @@ from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.library import sample
 from citefinder.library.link import link_file, linked_files, sync_all, unlink_file
-from citefinder.library.review import ImportReview, import_reviewed
+from citefinder.library.review import Duplicate, ImportReview, import_reviewed
 from citefinder.library.store import Library
 from citefinder.types import ImportReport, Paper
 from citefinder.ui import enrich_view, layout, paper_editor, render, resources, state, tables
 from citefinder.ui.markdown import escape_markdown
+from citefinder.ui.paired_view import whose
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +84,8 @@ def _safe_name(name: str) -> str:
 
 
 def run_import(library: Library, uploads) -> None:
-    """Import uploaded files (saved to a temp folder first), or the sample library when ``uploads`` is None."""
+    """Import uploaded files (saved to a temp folder first, each under its own name), or the sample library when
+    ``uploads`` is None. What the page says names the user's files, never the temp folder."""
     names = [u.name for u in uploads] if uploads else [resources.SAMPLE_BIB.name]
     before = library.count()
     with st.status(f"Importing {escape_markdown(', '.join(names))}...", expanded=True) as box:
@@ -94,28 +97,29 @@ def run_import(library: Library, uploads) -> None:
             bar.progress(fraction, text=f"{stored:,} papers stored and embedded · {done:,} records read"
                          + (f" of {total:,}" if total else ""))
 
-        try:
-            if uploads is None:
-                review = ImportReview(resources.load_sample(library, progress))
-            else:
-                with tempfile.TemporaryDirectory(prefix="citefinder-upload-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="citefinder-upload-") as tmp:
+            try:
+                if uploads is None:
+                    review = ImportReview(resources.load_sample(library, progress))
+                else:
                     paths = []
-                    for i, u in enumerate(uploads):
-                        path = Path(tmp) / f"{i}-{_safe_name(u.name)}"
+                    for i, u in enumerate(uploads):  # a folder each: the papers' source is the user's file name
+                        path = Path(tmp) / str(i) / _safe_name(u.name)
+                        path.parent.mkdir()
                         path.write_bytes(u.getvalue())
                         paths.append(path)
                     review = import_reviewed(library, paths, progress=progress)
                     review = replace(review, report=_tidy_sources(review.report, tmp))
-            report = review.report
-        except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
-            box.update(label="Import failed", state="error")
-            render.failure("Import", e)
-            partial = getattr(e, "report", None)
-            if partial is not None:
-                st.session_state[state.LIBRARY_REPORT] = (partial, names)
-                st.session_state.pop(state.LIBRARY_REVIEW, None)
-                import_summary(library)
-            return
+                report = review.report
+            except Exception as e:  # noqa: BLE001 - a message on the page, the traceback in the log
+                box.update(label="Import failed", state="error")
+                render.failure("Import", _untemped(e, tmp))
+                partial = getattr(e, "report", None)
+                if partial is not None:
+                    st.session_state[state.LIBRARY_REPORT] = (_tidy_sources(partial, tmp), names)
+                    st.session_state.pop(state.LIBRARY_REVIEW, None)
+                    import_summary(library)
+                return
         bar.progress(1.0, text="Done")
         box.update(label=f"Imported {report.added:,} papers in {report.elapsed_s:.1f} s", state="complete",
                    expanded=False)
@@ -124,12 +128,28 @@ def run_import(library: Library, uploads) -> None:
     st.rerun()  # redraw the header and table with the new papers
 
 
+def _untemped(error: Exception, tmp: str) -> Exception:
+    """The same error with the temp folder taken out of its message (a CitefinderError stays one)."""
+    text = untemp(str(error), tmp)
+    if text == str(error):
+        return error
+    try:
+        return type(error)(text)
+    except Exception:  # noqa: BLE001 - an error type with another constructor: said as it was
+        return error
+
+
 def _tidy_sources(report: ImportReport, tmp: str) -> ImportReport:
-    """Failure sources without the temp folder and the ``<n>-`` prefix added on save."""
+    """Failure sources and reasons without the temp folder each upload was saved in (the user's file names)."""
     from citefinder.types import ImportFailure
 
-    return replace(report, failures=tuple(ImportFailure(_upload_name(f.source.replace(tmp + "/", "")), f.reason)
+    return replace(report, failures=tuple(ImportFailure(untemp(f.source, tmp), untemp(f.reason, tmp))
                                           for f in report.failures))
+
+
+def untemp(text: str, tmp: str) -> str:
+    """``text`` with the uploads' temp folder (``<tmp>/<n>/``) taken out of the paths it names."""
+    return re.sub(re.escape(tmp.rstrip("/")) + r"/[0-9]+/", "", text).replace(tmp, "")
 
 
 def import_summary(library: Library) -> None:
@@ -151,29 +171,40 @@ def import_summary(library: Library) -> None:
     review: ImportReview | None = st.session_state.get(state.LIBRARY_REVIEW)
     if review is None:
         return
-    if review.duplicates:
+    skipped = skipped_duplicates(review)
+    if skipped and report.duplicates:
         with st.expander(f"Duplicates skipped ({report.duplicates:,}): what each one matched", expanded=True,
                          icon=":material/content_copy:"):
-            lines = [f"- “{escape_markdown(d.title)}” ({escape_markdown(_upload_name(d.source))}) "
+            lines = [f"- “{escape_markdown(d.title)}” ({escape_markdown(d.source)}) "
                      f"matched “{escape_markdown(d.matched_title)}”"
                      + (f" · key {escape_markdown(d.matched_key)}" if d.matched_key else "")
-                     for d in review.duplicates[:LISTED]]
-            more = report.duplicates - min(len(review.duplicates), LISTED)
+                     for d in skipped[:LISTED]]
+            more = report.duplicates - min(len(skipped), LISTED)
             st.markdown("\n".join(lines) + (f"\n\n…and {more:,} more." if more > 0 else ""))
     if review.pdf_papers:
         st.markdown("**What each PDF became** (title and authors are read from its first page): fix any that are "
                     "wrong here.")
         for paper in review.pdf_papers[:LISTED]:
             who = ", ".join(paper.authors) or "no authors"
-            label = f"{paper.title} · {who} · {paper.year or 'no year'} ({_upload_name(paper.source or 'PDF')})"
+            label = f"{paper.title} · {who} · {paper.year or 'no year'} ({paper.source or 'PDF'})"
             with st.expander(escape_markdown(label), icon=":material/picture_as_pdf:"):
                 paper_editor.edit_form(library, paper, f"pdf_{review.report.added_ids.index(paper.doc_id)}",
                                        full=False)
 
 
-def _upload_name(source: str) -> str:
-    """An uploaded file's name as the user gave it (saved as ``<n>-name`` in a temp folder)."""
-    return re.sub(r"^[0-9]+-", "", source)
+def skipped_duplicates(review: ImportReview) -> list[Duplicate]:
+    """The records the import really skipped, as many as its report counts: a record that updated the paper it
+    matched (its key or entry adopted, a sample paper made the user's: the report's ``updated``) is no skipped
+    duplicate, though the review lists it with the paper it matched."""
+    updated = Counter(review.report.updated)
+    out: list[Duplicate] = []
+    for d in review.duplicates:
+        name = d.matched_key or d.matched_id
+        if updated[name] > 0:
+            updated[name] -= 1  # the record that updated it; another record of the same paper is a duplicate
+            continue
+        out.append(d)
+    return out[:review.report.duplicates]
 
 
 def sample_section(settings: Settings, library: Library) -> None:
@@ -254,8 +285,9 @@ def link_section(library: Library) -> None:
             st.rerun()
 
 
-def papers_view(library: Library) -> list[Paper]:
-    """Search (BM25) or browse page by page; returns the papers shown."""
+def papers_view(library: Library, settings: Settings | None = None) -> list[Paper]:
+    """Search (BM25) or browse page by page, each paper with its key and whose it is (yours, the sample's, also
+    in a paired .bib); returns the papers shown."""
     st.subheader("Browse and search")
     query = st.text_input("Search titles, authors and abstracts", key=state.LIBRARY_QUERY,
                           placeholder="e.g. contrastive sentence embeddings")
@@ -274,9 +306,13 @@ def papers_view(library: Library) -> list[Paper]:
         render.failure("Searching the library", e)
         return []
     st.dataframe(
-        tables.papers_frame(papers), hide_index=True, width="stretch",
+        tables.papers_frame(papers, whose(settings, library, papers) if settings is not None else None),
+        hide_index=True, width="stretch",
         column_config={"title": st.column_config.TextColumn(width="large"),
-                       "year": st.column_config.NumberColumn(format="%d")},
+                       "year": st.column_config.NumberColumn(format="%d"),
+                       "whose": st.column_config.TextColumn(help="yours: imported by you; sample: the sample "
+                                                            "library; paired with NAME: a .bib paired on the "
+                                                            "Cite or Check page holds it too")},
     )
     return papers
 

@@ -59,3 +59,43 @@ def link(label: str, url: str | None) -> str:
     if target is None:
         return escape_markdown(label)
     return f"[{escape_markdown(label)}]({target})"
+
+
+def code_span(text: object) -> str:
+    """``text`` as an inline code span (one line): shown as it is, backslashes included; a fence longer than any
+    run of backticks inside it, so none can close it early."""
+    flat = _SPACE.sub(" ", str(text or "")).strip()
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+_LIGHT = re.compile(r"`([^`]+)`|\*([^*\s](?:[^*]*[^*\s])?)\*")
+
+
+def message_markdown(text: object) -> str:
+    """A message written for people (an error's text, a note) as Markdown: its `command` spans as code and its
+    *words* in italics, everything else escaped as :func:`escape_markdown` does (so a file name in it can open
+    no link, image or HTML). The messages of :class:`~citefinder.errors.CitefinderError` are written this way."""
+    if text is None:
+        return ""
+    flat = _SPACE.sub(" ", str(text)).strip()
+    out, pos = [], 0
+    for m in _LIGHT.finditer(flat):
+        out.append(escape_markdown(flat[pos:m.start()], strip=False))
+        out.append(code_span(m.group(1)) if m.group(1) is not None else f"*{escape_markdown(m.group(2))}*")
+        pos = m.end()
+    out.append(escape_markdown(flat[pos:], strip=False))
+    return "".join(out)
+
+
+def as_sentence(text: str) -> str:
+    """``text`` as a sentence: a full stop at the end when it has none, and a capital first letter when it
+    starts with a plain word (a file name, "refs.bib is ...", is left as written)."""
+    text = text.strip()
+    if not text:
+        return text
+    first = text.split(maxsplit=1)[0]
+    if first.isalpha() and first.islower():
+        text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?…" else text + "."

@@ -27,7 +27,7 @@ from citefinder.pipeline.pipeline import Pipeline
 from citefinder.text.safewrite import atomic_write
 from citefinder.types import ImportFailure, Paper
 from citefinder.ui import enrich_view, resources, state
-from citefinder.ui.markdown import escape_markdown
+from citefinder.ui.markdown import as_sentence, escape_markdown, message_markdown
 
 log = logging.getLogger(__name__)
 
@@ -58,13 +58,16 @@ def check_bib(name: str, data: bytes) -> tuple[int, str | None]:
 def _uploaded(settings: Settings) -> None:
     """On a new upload: check it, then pair it (saved under the library folder) or say why not."""
     upload = st.session_state.get(UPLOAD)
-    if upload is None or st.session_state.get(SEEN) == upload.file_id:
+    if upload is None:  # the refused file was taken away: its error goes with it
+        st.session_state.pop(state.CITE_PAIR_ERROR, None)
+        return
+    if st.session_state.get(SEEN) == upload.file_id:
         return
     st.session_state[SEEN] = upload.file_id
     data = upload.getvalue()
     entries, problem = check_bib(upload.name, data)
     if problem:
-        st.session_state[state.CITE_PAIR_ERROR] = f"{problem} The draft is not paired with it."
+        st.session_state[state.CITE_PAIR_ERROR] = f"{as_sentence(problem)} The draft is not paired with it."
         return
     saved = save_bib(settings, upload.name, data)
     st.session_state[state.CITE_PAIRED] = state.PairedBib(upload.name, str(saved.parent), entries)
@@ -86,7 +89,7 @@ def bib_uploader(settings: Settings) -> None:
     _uploaded(settings)  # an upload AppTest or a restored session made without the callback
     error = st.session_state.get(state.CITE_PAIR_ERROR)
     if error:
-        st.error(escape_markdown(error), icon=":material/error:")
+        st.error(message_markdown(error), icon=":material/error:")
     paired: state.PairedBib | None = st.session_state.get(state.CITE_PAIRED)
     if paired is not None:
         row = st.container(horizontal=True, vertical_alignment="center")

@@ -18,7 +18,7 @@ from citefinder.llm.lm import usage_summary
 from citefinder.text.slots import SLOT_TEXT
 from citefinder.types import Paper, SlotResult, StageTrace
 from citefinder.ui import tables
-from citefinder.ui.markdown import escape_markdown, link, safe_url
+from citefinder.ui.markdown import escape_markdown, link, message_markdown, safe_url
 
 log = logging.getLogger(__name__)
 
@@ -198,8 +198,10 @@ def scroll_into_view(key: str | None) -> None:
 
 
 def error_box(error: Exception) -> None:
-    """A CitefinderError (or anything else) as a plain error box."""
-    st.error(escape_markdown(str(error)) or type(error).__name__, icon=":material/error:")
+    """A CitefinderError as an error box: its message as written for people (`commands` as code, *words* in
+    italics, the rest as plain text); anything else as plain text."""
+    text = message_markdown(error) if isinstance(error, CitefinderError) else escape_markdown(str(error))
+    st.error(text or type(error).__name__, icon=":material/error:")
 
 
 def failure(action: str, error: Exception) -> None:

@@ -25,10 +25,12 @@ def authors_short(authors: Sequence[str], n: int = 3) -> str:
     return ", ".join(authors[:n]) + " et al."
 
 
-def papers_frame(papers: Sequence[Paper]) -> pd.DataFrame:
-    """One row per paper: title, authors, year, venue, id."""
-    return pd.DataFrame(
+def papers_frame(papers: Sequence[Paper], whose: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row per paper: key, title, authors, year, venue, whose it is (``whose``: doc_id -> "yours",
+    "sample", ...; the column is left out without it), id."""
+    frame = pd.DataFrame(
         {
+            "key": [p.key or "" for p in papers],
             "title": [p.title for p in papers],
             "authors": [authors_short(p.authors) for p in papers],
             "year": pd.array([p.year for p in papers], dtype="Int64"),
@@ -36,6 +38,9 @@ def papers_frame(papers: Sequence[Paper]) -> pd.DataFrame:
             "id": [p.doc_id for p in papers],
         }
     )
+    if whose is not None:
+        frame.insert(2, "whose", [whose.get(p.doc_id, "") for p in papers])
+    return frame
 
 
 def _stage_names(candidates: Sequence[Candidate]) -> list[str]:

@@ -84,12 +84,14 @@ def _sentence(result: SlotResult, which: int) -> None:
 
 def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which: int, cited: tuple[str, ...],
               keys: str | None, library: Library, *, focused: bool = False, latest: int | None = None,
-              choices: picks.Picks | None = None) -> None:
+              choices: picks.Picks | None = None, status: str | None = None, memory: bool = True) -> None:
     """One slot: section, sentence, status, what it cites, the top candidates, library search, cite, trace.
     ``choices``: what every slot cites (:func:`~citefinder.ui.cite.choices.current_choices`, made once a run of
-    the page, not once a card)."""
+    the page, not once a card); ``status``: the slot's status when the caller has it; ``memory``: whether the
+    library has a citation-context memory (without one no candidate is looked up in it)."""
     slot, sel = slot_of(result), result.selection
-    status = ch.slot_status(result, ch.current_choices(run) if choices is None else choices)
+    if status is None:
+        status = ch.slot_status(result, ch.current_choices(run) if choices is None else choices)
     confidences = ch.shown_confidences(result)
     with st.container(border=True, key=f"slot_{run.run_id}_{slot.index}"):
         head, badge = st.columns([0.6, 0.4], vertical_alignment="center")
@@ -104,9 +106,11 @@ def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which:
         if focused:
             adding = st.session_state.get(state.CITE_ADDING)
             st.caption(":blue[**Adding:** press 1–5 to add that candidate]" if adding else
-                       "Keys: **1–5** use a candidate · **a** then 1–5 add it · **u** undo · **n** / **p** "
-                       "next / previous slot to check")
+                       "Keys: **1–5** use a candidate (the one cited already: *Accept, next*) · **a** then 1–5 "
+                       "add it · **u** undo · **n** / **p** next / previous slot to check")
         _sentence(result, which)
+        if (undone := ch.undone_note(slot.index)) is not None:
+            st.info(escape_markdown(undone), icon=":material/undo:")
         _set_aside(settings, run, result)
         if (hub := held_back(result)) is not None:
             st.caption(f":orange[**Held back.**] {escape_markdown(hub)}.")
@@ -123,10 +127,11 @@ def slot_card(settings: Settings, run: state.CiteRun, result: SlotResult, which:
         for i, cand in enumerate(shown, 1):
             candidate_row(settings, run, result, cand.paper, f"{i}\\.", cited, confidences.get(cand.doc_id),
                           key=f"{run.pick_key(slot.index)}_{i}", latest=latest,
-                          shortcut=str(i) if focused else None, library=library)
+                          shortcut=str(i) if focused else None, library=library if memory else None)
         for n, paper in enumerate(p for p in papers if all(c.doc_id != p.doc_id for c in shown)):
             candidate_row(settings, run, result, paper, ":blue[your pick]", cited, None,
-                          key=f"{run.pick_key(slot.index)}_chosen_{n}", latest=latest, library=library)
+                          key=f"{run.pick_key(slot.index)}_chosen_{n}", latest=latest,
+                          library=library if memory else None)
         actions = st.container(horizontal=True, vertical_alignment="center")
         actions.button("Leave empty", key=f"{run.pick_key(slot.index)}_none", type="tertiary",
                        icon=":material/block:", disabled=not cited and slot.index in choices_state(),

@@ -9,7 +9,7 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.types import Paper, SlotResult
-from citefinder.ui import picks, state
+from citefinder.ui import exports, picks, state
 from citefinder.ui.cite.draft import changed_state, choices_state, extra_state, history_state, save_workspace, slot_of
 from citefinder.ui.cite.learn import learn_change
 from citefinder.ui.words import UNLIKELY, UNSURE, confidence_words
@@ -32,6 +32,7 @@ def _change(settings: Settings, new: picks.Picks, papers: tuple[Paper, ...] = ()
         return
     st.session_state[state.CITE_HISTORY] = picks.pushed(history_state(), old)
     st.session_state[state.CITE_CHOICES] = new
+    st.session_state.pop(UNDONE, None)
     extra_state().update({p.doc_id: p for p in papers})
     save_workspace(settings)
     learn_change(settings, old, new)
@@ -86,8 +87,9 @@ def dismiss_set_aside(settings: Settings, slot_index: int) -> None:
     save_workspace(settings)
 
 
-def undo(settings: Settings) -> None:
-    """Back to the picks before the last change (key u)."""
+def undo(settings: Settings, run: state.CiteRun | None = None) -> None:
+    """Back to the picks before the last change of this browser session (key u): the slot it changed is put in
+    review and brought into view, and the page says what was undone."""
     history = history_state()
     if history:
         before = dict(choices_state())
@@ -97,6 +99,41 @@ def undo(settings: Settings) -> None:
         # what the undo takes back is forgotten (a slot back to the engine's pick is no pick of the user's);
         # what it brings back is learned again
         learn_change(settings, before, {**{i: () for i in before if i not in after}, **after})
+        if run is not None:
+            _show_undone(run, before, after)
+
+
+UNDONE = "cite_undone"  # (slot index, what the last undo did, in words): said on that slot's card
+
+
+def _show_undone(run: state.CiteRun, before: picks.Picks, after: picks.Picks) -> None:
+    """Put the slot the undo changed in review, bring it into view, and say what it cites again."""
+    was, now = picks.current(run.results, before), picks.current(run.results, after)
+    changed = [i for i in now if was.get(i) != now.get(i)]
+    if not changed:
+        st.session_state.pop(UNDONE, None)
+        return
+    index = changed[0]
+    result = next(r for r in run.results if slot_of(r).index == index)
+
+    def titles(ids: tuple[str, ...]) -> str:
+        found = [exports.paper_for(result, i, extra_state()) or exports.paper_of(run.results, i, extra_state())
+                 for i in ids]
+        return " + ".join(f"“{p.title}”" if p is not None else i for p, i in zip(found, ids, strict=True))
+
+    whose = "your pick" if index in after else "the engine's pick"
+    again = f"cites {titles(now[index])} again ({whose})" if now[index] else "is left empty again"
+    gone = f"instead of {titles(was[index])}" if was[index] else "instead of nothing"
+    more = f" ({len(changed) - 1} other slot{'s' if len(changed) > 2 else ''} too)" if len(changed) > 1 else ""
+    st.session_state[UNDONE] = (index, f"Undone: slot {index + 1} {again}, {gone}{more}.")
+    st.session_state[state.CITE_FOCUS] = index
+    st.session_state[state.CITE_SCROLL] = f"slot_{run.run_id}_{index}"
+
+
+def undone_note(index: int) -> str | None:
+    """What the last undo did, when it changed slot ``index`` (shown on its card until the next change)."""
+    last = st.session_state.get(UNDONE)
+    return last[1] if last and last[0] == index else None
 
 
 def accept(settings: Settings, run: state.CiteRun, slot_index: int, ids: tuple[str, ...]) -> None:
@@ -107,8 +144,8 @@ def accept(settings: Settings, run: state.CiteRun, slot_index: int, ids: tuple[s
 
 def to_check(run: state.CiteRun) -> list[int]:
     """Slots still to look at: not found, or the selector unsure, and not decided by the user."""
-    choices = current_choices(run)
-    return [slot_of(r).index for r in run.results if slot_status(r, choices) in (NOT_FOUND_S, UNSURE, UNLIKELY)]
+    said = statuses(run, current_choices(run))
+    return [i for i, status in said.items() if status in (NOT_FOUND_S, UNSURE, UNLIKELY)]
 
 
 def step(run: state.CiteRun, after: int | None, direction: int) -> None:
@@ -155,9 +192,24 @@ def shown_confidences(result: SlotResult) -> dict[str, float]:
     return dict(zip((h.doc_id for h in hits), shown_probabilities([h.score for h in hits]), strict=True))
 
 
+_PROBABILITIES: dict[int, tuple[SlotResult, float]] = {}  # id(result) -> (result, its probability)
+
+
 def slot_probability(result: SlotResult) -> float:
     """The number a slot is sorted by: the shown probability of the engine's pick (its top candidate's
-    when it abstained)."""
+    when it abstained). Worked out once per result (results never change; each run of a long draft's page
+    asks for every slot several times: n / p took a fifth of a second more)."""
+    held = _PROBABILITIES.get(id(result))
+    if held is not None and held[0] is result:
+        return held[1]
+    if len(_PROBABILITIES) > 20_000:  # the results of old runs are let go
+        _PROBABILITIES.clear()
+    p = _slot_probability(result)
+    _PROBABILITIES[id(result)] = (result, p)
+    return p
+
+
+def _slot_probability(result: SlotResult) -> float:
     shown = shown_confidences(result)
     sel = result.selection.paper
     key = sel.doc_id if sel is not None else (result.candidates[0].doc_id if result.candidates else None)
@@ -172,6 +224,19 @@ def slot_status(result: SlotResult, choices: picks.Picks) -> str:
     if not choices.get(index):
         return NOT_FOUND_S
     return confidence_words(slot_probability(result))
+
+
+def statuses(run: state.CiteRun, choices: picks.Picks) -> dict[int, str]:
+    """Every slot's status (:func:`slot_status`), the user's picks read once: what a run of the page asks for."""
+    picked = choices_state()
+    out: dict[int, str] = {}
+    for r in run.results:
+        index = slot_of(r).index
+        if index in picked:
+            out[index] = USER_PICK if choices.get(index) else LEFT_EMPTY
+        else:
+            out[index] = confidence_words(slot_probability(r)) if choices.get(index) else NOT_FOUND_S
+    return out
 
 
 def matches_filter(status: str, which: str) -> bool:

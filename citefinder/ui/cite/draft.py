@@ -20,7 +20,7 @@ from citefinder.text.slots import find_slots
 from citefinder.types import Paper, Slot, SlotResult
 from citefinder.ui import paired_bib, render, state, workspace
 from citefinder.ui.fill_job import FillJob
-from citefinder.ui.markdown import escape_markdown
+from citefinder.ui.markdown import escape_markdown, message_markdown
 from citefinder.ui.picks import Picks, SetAside
 
 DRAFT_TYPES = ["pdf", "tex", "txt", "md"]
@@ -105,7 +105,8 @@ def save_workspace(settings: Settings) -> None:
 
 
 def load_into_session(settings: Settings, draft: workspace.Draft) -> None:
-    """Make a saved draft the page's: text, results, picks, what an edit set aside, undo history, pairing."""
+    """Make a saved draft the page's: text, results, picks, what an edit set aside, pairing (with an empty undo
+    history: undo is for the changes of this browser session)."""
     st.session_state[state.CITE_DRAFT] = draft.text
     st.session_state[state.CITE_TEXT] = draft.text
     st.session_state[state.CITE_SOURCE] = draft.source_name
@@ -124,9 +125,11 @@ def load_into_session(settings: Settings, draft: workspace.Draft) -> None:
     st.session_state[state.CITE_CHOICES] = dict(draft.choices)
     st.session_state[state.CITE_EXTRA] = dict(draft.extra_papers)
     st.session_state[state.CITE_CHANGED] = dict(draft.changed)
-    st.session_state[state.CITE_HISTORY] = list(draft.history)
+    # undo (key u) takes back this browser session's changes only: a change made in an earlier session, on a
+    # slot out of view, is not undone by surprise
+    st.session_state[state.CITE_HISTORY] = []
     st.session_state[state.CITE_DRAFT_ID] = draft.draft_id or workspace.new_draft_id()
-    for key in (state.CITE_NOTE, state.CITE_ASK, state.CITE_FOCUS):
+    for key in (state.CITE_NOTE, state.CITE_ASK, state.CITE_FOCUS, state.CITE_PAIR_ERROR):
         st.session_state.pop(key, None)
 
 
@@ -164,7 +167,7 @@ def start_over(settings: Settings) -> None:
 def _forget_page(*, keep_pairing: bool) -> None:
     """The tab holds no draft any more (its own is saved): no run, no picks, a new identity for the next."""
     for key in (state.CITE_RUN, state.CITE_CHOICES, state.CITE_EXTRA, state.CITE_SOURCE, state.CITE_FOCUS,
-                state.CITE_CHANGED, state.CITE_HISTORY, state.CITE_NOTE, state.CITE_ASK, state.CITE_DRAFT_ID,
+                state.CITE_CHANGED, state.CITE_HISTORY, state.CITE_NOTE, state.CITE_ASK, state.CITE_DRAFT_ID, REFUSED,
                 *(() if keep_pairing else (state.CITE_PAIRED, state.CITE_UPLOAD_SEEN))):
         st.session_state.pop(key, None)
 
@@ -172,8 +175,7 @@ def _forget_page(*, keep_pairing: bool) -> None:
 def new_draft(settings: Settings) -> None:
     """Another draft begins in this tab (an upload, the example): the one held so far stays saved as itself,
     and none of its results or picks is carried into the new one."""
-    has_work = bool(st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN))
-    if has_work:
+    if _has_work():
         save_workspace(settings)
     _forget_page(keep_pairing=True)
 
@@ -219,6 +221,22 @@ def _text_changed(settings: Settings) -> None:
 
 
 SOURCE_TEXT = "cite_source_text"  # the text the uploaded file gave (to tell an edit from other pasted text)
+REFUSED = "cite_upload_refused"  # why the last uploaded file was not opened (it has no slot), until the next one
+
+
+class NoSlotsError(CitefinderError):
+    """An uploaded draft with no place marked for a citation, while another draft is in progress."""
+
+
+def no_slots_message(name: str) -> str:
+    return (f"{name} has no place marked for a citation ([CITATION], [CITE], [?] or \\cite{{?}}), so it was not "
+            "opened: the draft you are working on stays, with its results and picks. Mark the places that need a "
+            "reference in the file and upload it again.")
+
+
+def _has_work() -> bool:
+    """Whether the page holds a draft in progress (text or results)."""
+    return bool(st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN))
 
 
 def shared_words(a: str, b: str) -> float:
@@ -273,8 +291,11 @@ def draft_input(settings: Settings) -> str:
     )
     if upload is not None and st.session_state.get(state.CITE_UPLOAD_SEEN) != upload.file_id:
         st.session_state[state.CITE_UPLOAD_SEEN] = upload.file_id
+        st.session_state.pop(REFUSED, None)
         try:
             text = extract_draft_text(upload.getvalue(), upload.name)
+            if not slots_in(text, settings.context_sentences) and _has_work():
+                raise NoSlotsError(no_slots_message(upload.name))  # the draft in progress stays
             if upload.name != st.session_state.get(state.CITE_SOURCE):
                 new_draft(settings)  # another file is another draft: nothing of the last one is carried into it
             # (the same file again, edited, is the same draft: its picks follow their sentences)
@@ -283,12 +304,16 @@ def draft_input(settings: Settings) -> str:
             st.session_state[state.CITE_SOURCE] = upload.name
             st.session_state[SOURCE_TEXT] = st.session_state[state.CITE_TEXT]
             _text_changed(settings)
+        except NoSlotsError as e:
+            st.session_state[REFUSED] = str(e)
         except CitefinderError as e:
             render.error_box(e)
+    if st.session_state.get(REFUSED):  # said until the next upload, whatever reruns the page
+        st.error(message_markdown(st.session_state[REFUSED]), icon=":material/block:")
     paired_bib.bib_uploader(settings)
     row = st.container(horizontal=True, vertical_alignment="center")  # wraps instead of cutting labels when narrow
     row.button("Try an example", type="tertiary", icon=":material/lightbulb:", on_click=_use_example, args=(settings,))
-    has_work = bool(st.session_state.get(state.CITE_DRAFT) or st.session_state.get(state.CITE_RUN))
+    has_work = _has_work()
     row.button("Start over", type="tertiary", icon=":material/restart_alt:", on_click=ask, args=("start_over",),
                disabled=not has_work, help="Clear the draft, its results and your picks (it asks first; "
                "*Bring back the cleared draft* undoes it).")

@@ -9,6 +9,7 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
+from citefinder.index.memory import memory_missing
 from citefinder.library import sample
 from citefinder.library.store import Library
 from citefinder.text.slots import looks_like_latex
@@ -33,11 +34,17 @@ from citefinder.ui.cite.choices import (
     step,
     undo,
 )
+from citefinder.ui.cite.choices import (
+    statuses as all_statuses,
+)
 from citefinder.ui.cite.draft import choices_state, extra_state, history_state, slot_of
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE
 
-PAGE = 10  # slot cards drawn at once (bench/review_nav.py: every card of a 300-slot draft took seconds a key)
+# slot cards drawn at once on a long draft (bench/review_nav.py: every card of a 300-slot draft took seconds a
+# key; the browser's redraw grows with the cards drawn: 10 a page took a third more than 5); a draft of up to
+# two pages is drawn whole
+PAGE = 5
 _JSON = "cite_results_json"  # (what the results file was made from, its text): made again only when that changes
 
 
@@ -88,10 +95,12 @@ def restricted_line(run: state.CiteRun, library: Library) -> None:
     st.caption(f":material/library_books: {line}).")
 
 
-def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Library | None = None) -> dict[int, str]:
-    """Counts (with the user's picks) and the three downloads; returns slot index -> its keys ("a,b")."""
+def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Library | None = None,
+                          said: dict[int, str] | None = None) -> dict[int, str]:
+    """Counts (with the user's picks) and the three downloads; returns slot index -> its keys ("a,b").
+    ``said``: every slot's status, when the caller has them."""
     n = len(run.results)
-    statuses = [slot_status(r, choices) for r in run.results]
+    statuses = list((said if said is not None else all_statuses(run, choices)).values())
     chosen = sum(bool(v) for v in choices.values())
     to_check = sum(s in (NOT_FOUND_S, UNSURE, UNLIKELY) for s in statuses)
     c1, c2, c3, c4 = st.columns(4)
@@ -147,19 +156,24 @@ def _results_json(run: state.CiteRun, choices: picks.Picks, keys: dict[int, str]
     return cached[2]
 
 
-def latest_cited_year(run: state.CiteRun, choices: picks.Picks) -> int | None:
+YEARS_TO_SAY = 5  # papers the draft must cite with confidence before "newer than all it cites" means anything
+
+
+def latest_cited_year(run: state.CiteRun, choices: picks.Picks, said: dict[int, str] | None = None) -> int | None:
     """The newest year among the papers the draft cites with confidence (likely right, or the user's picks):
-    a candidate newer than that is flagged on its card."""
+    a candidate newer than that is flagged on its card. None (nothing flagged) while the draft cites fewer than
+    :data:`YEARS_TO_SAY` such papers: a two-sentence draft's newest cite says nothing about what it may cite."""
     years = []
+    said = said if said is not None else all_statuses(run, choices)
     for r in run.results:
-        status = slot_status(r, choices)
+        status = said[slot_of(r).index]
         if status not in (LIKELY, USER_PICK):
             continue
         for doc_id in choices.get(slot_of(r).index, ()):
             paper = exports.paper_for(r, doc_id, extra_state())
             if paper is not None and paper.year:
                 years.append(paper.year)
-    return max(years) if years else None
+    return max(years) if len(years) >= YEARS_TO_SAY else None
 
 
 def compact_frame(run: state.CiteRun, choices: picks.Picks) -> pd.DataFrame:
@@ -210,8 +224,9 @@ def _toolbar(settings: Settings, run: state.CiteRun, focused: int | None) -> str
                     args=(run, focused, -1), help="The previous slot to check (key p).")
     controls.button("Next to check", icon=":material/skip_next:", shortcut="n", on_click=next_to_check,
                     args=(run, focused), help="The next slot not found or unsure, brought into view (key n).")
-    controls.button("Undo", icon=":material/undo:", shortcut="u", on_click=undo, args=(settings,),
-                    disabled=not history_state(), help="Undo the last change to your picks (key u).")
+    controls.button("Undo", icon=":material/undo:", shortcut="u", on_click=undo, args=(settings, run),
+                    disabled=not history_state(),
+                    help="Undo your last change to the picks in this browser session (key u): its slot is shown.")
     return which
 
 
@@ -219,6 +234,7 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
     """Banner, what the results come from, summary, downloads; then the slots as cards or as a compact table
     with the slot in review above it."""
     choices = current_choices(run)
+    said = all_statuses(run, choices)  # every slot's status, once a run of the page
     library = paired_bib.run_library(run, library)
     with st.container(key="cite_results"):  # brought into view when a fill ends
         if st.session_state.get(state.CITE_TEXT, run.text) != run.text:
@@ -230,18 +246,19 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
         llm_banner(run, settings)
         _note()
         restricted_line(run, library)
-        keys = summary_and_downloads(run, choices, library)
+        keys = summary_and_downloads(run, choices, library, said)
     focused = focus(run)
-    which = _toolbar(settings, run, st.session_state.get(state.CITE_FOCUS))  # the first n goes to the first
+    which = _toolbar(settings, run, focused)  # n moves on from the slot in review, the first one included
     render.scroll_into_view(st.session_state.pop(state.CITE_SCROLL, None))
-    latest = latest_cited_year(run, choices)
+    latest = latest_cited_year(run, choices, said)
     positions = dict(zip((slot_of(r).index for r in run.results), positions_in_sentence(run.results), strict=True))
-    shown = [r for r in run.results if matches_filter(slot_status(r, choices), which)]
+    shown = [r for r in run.results if matches_filter(said[slot_of(r).index], which)]
+    memory = memory_missing(library) is None  # no memory: no candidate is "cited elsewhere" (not asked 50 times)
 
     def card(result: SlotResult) -> None:
         index = slot_of(result).index
         slot_card(settings, run, result, positions[index], choices.get(index, ()), keys.get(index), library,
-                  focused=index == focused, latest=latest, choices=choices)
+                  focused=index == focused, latest=latest, choices=choices, status=said[index], memory=memory)
 
     if st.session_state.get(state.CITE_VIEW) == TABLE:
         target = next((r for r in run.results if slot_of(r).index == focused), None)
@@ -273,10 +290,10 @@ def results_view(run: state.CiteRun, library: Library, settings: Settings) -> No
 
 
 def page_of_slots(run: state.CiteRun, shown: list[SlotResult], focused: int | None) -> list[SlotResult]:
-    """The cards drawn: all of them up to :data:`PAGE` slots, else the page of :data:`PAGE` holding the slot in
+    """The cards drawn: all of them up to twice :data:`PAGE` slots, else the page of :data:`PAGE` holding the slot in
     review (n / p move the page with it), with a choice of page above them; choosing a page puts its first slot
     in review. A long draft's page is drawn in a fraction of a second instead of every card at each key."""
-    if len(shown) <= PAGE:
+    if len(shown) <= 2 * PAGE:
         return shown
     pages = [shown[i:i + PAGE] for i in range(0, len(shown), PAGE)]
     labels = [f"Slots {slot_of(p[0]).index + 1}–{slot_of(p[-1]).index + 1}" for p in pages]

@@ -68,14 +68,19 @@ def candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, pa
     if elsewhere:
         lines.append(f":violet[{escape_markdown(elsewhere)}]")
     row.markdown("  \n".join(lines), width="stretch")
-    if shortcut is not None:
-        on_click, args = ch.by_key, (settings, run, index, paper.doc_id, paper)
+    if shortcut is not None and chosen:  # its key on the slot in review: keep what the slot cites, go on
+        on_click, args = ch.accept, (settings, run, index, tuple(cited))
+    elif shortcut is not None:
+        on_click, args = ch.by_key, (settings, run, index, paper.doc_id, paper)  # type: ignore[assignment]
     else:
         on_click, args = ch.choose, (settings, index, paper.doc_id, paper)  # type: ignore[assignment]
+    if chosen:
+        help_ = f"Cited here. Key {shortcut}: accept, next (keep it, go to the next slot to check)" if shortcut else ""
+    else:
+        help_ = "Cite this paper alone here" + (f" (key {shortcut})" if shortcut else "")
     row.button("Chosen" if chosen else "Use this", key=key, type="primary" if chosen else "secondary",
-               icon=":material/check_circle:" if chosen else None, disabled=chosen, width="content",
-               on_click=on_click, args=args, shortcut=shortcut,
-               help=None if chosen else "Cite this paper alone here" + (f" (key {shortcut})" if shortcut else ""))
+               icon=":material/check_circle:" if chosen else None, disabled=chosen and shortcut is None,
+               width="content", on_click=on_click, args=args, shortcut=shortcut, help=help_ or None)
     if not chosen:
         row.button("Add", key=f"{key}_add", icon=":material/add:", type="tertiary", width="content",
                    on_click=ch.add, args=(settings, run, index, paper.doc_id, paper),
