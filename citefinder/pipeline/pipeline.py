@@ -97,10 +97,13 @@ class Pipeline:
         seeds = seeds_near(text, slots, self.settings.cocited_chars, self._key_doc)
         return cite_slots(self, slots, progress=progress, draft=draft_context(text), seeds=seeds)
 
-    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = ()) -> SlotResult:
+    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
+                  exclude: Sequence[str] = ()) -> SlotResult:
         """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any;
-        ``cocited`` the library papers the draft cites near the slot (agent "co-cited")."""
-        query, candidates, traces = self.rank_slot(slot, draft=draft, cocited=cocited)
+        ``cocited`` the library papers the draft cites near the slot (agent "co-cited"); ``exclude`` papers
+        this slot may not cite (another marker of its sentence has them: :mod:`citefinder.select.sentences`),
+        left out as if the library did not hold them."""
+        query, candidates, traces = self.rank_slot(slot, draft=draft, cocited=cocited, exclude=exclude)
         ran = self._agents_ran(traces)
         size = self.library.count() - len(self.exclude)
         confidences = self.calibration.confidences(candidates, ran, size)
@@ -113,8 +116,8 @@ class Pipeline:
         t_select = self._explain_confidence(t_select, shown, ran, size)
         return SlotResult(slot, query, candidates, selection, traces + (t_select,))
 
-    def rank_slot(self, slot: Slot, *, draft: str = "",
-                  cocited: Sequence[str] = ()) -> tuple[Query, tuple[Candidate, ...], tuple[StageTrace, ...]]:
+    def rank_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
+                  exclude: Sequence[str] = ()) -> tuple[Query, tuple[Candidate, ...], tuple[StageTrace, ...]]:
         """The slot's query, its ranked candidates and the traces so far (reformulate, agents, fuse, rerank):
         :meth:`cite_slot` without the selection (what a check of a written citation needs)."""
         query, t_reform = reformulate(slot)
@@ -126,7 +129,7 @@ class Pipeline:
         if self.settings.llm_rewrite:
             query, t_rewrite = self._rewrite(query, slot.context)
             before += (t_rewrite,)
-        candidates, traces = self._rank(query, before)
+        candidates, traces = self._rank(query, before, exclude=frozenset(exclude))
         return query, candidates, traces
 
     def agents_ran(self, traces: tuple[StageTrace, ...]) -> list[str]:
@@ -173,15 +176,16 @@ class Pipeline:
         return self.rewriter.rewrite(query, context)
 
     def _rank(
-        self, query: Query, before: tuple[StageTrace, ...], fusion: Fusion | None = None
+        self, query: Query, before: tuple[StageTrace, ...], fusion: Fusion | None = None,
+        exclude: frozenset[str] = frozenset(),
     ) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
         """The query -> agents -> fuse -> rerank; returns candidates and ``before`` + the agents' traces,
         "fuse" and "rerank"."""
         s = self.settings
         fusion = fusion or self.fusion
         rankings, t_agents = retrieve(self.agents, query)
-        if self.exclude:
-            rankings, t_agents = without(self.exclude, rankings, t_agents)
+        if self.exclude or exclude:
+            rankings, t_agents = without(self.exclude | exclude, rankings, t_agents)
         failed = [t for t in t_agents if t.status == "error"]
         if failed and not rankings:
             raise CitefinderError(
