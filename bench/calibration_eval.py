@@ -55,7 +55,7 @@ def bib_entries(text: str) -> tuple[list[str], dict[str, str]]:
     keep: list[str] = []
     entries: dict[str, str] = {}
     starts = [m.start() for m in _HEAD.finditer(text)] + [len(text)]
-    for a, b in zip(starts, starts[1:]):
+    for a, b in zip(starts, starts[1:], strict=False):
         block = text[a:b]
         m = _ENTRY.match(block)
         kind = _HEAD.match(block).group(1).lower()  # type: ignore[union-attr]
@@ -131,7 +131,7 @@ def scenarios(data: Path, papers: list[str], seed: int = SEED) -> list[dict[str,
             rest = [k for k in sorted(own) if k not in cited]
             keys = cited + rng.sample(rest, max(0, min(len(rest), size - len(cited))))
             libraries[size] = (keys, rng.sample(others, max(0, min(len(others), size - len(keys)))))
-        for name, excerpt, lines, cited_here in cut:
+        for name, excerpt, lines, _cited in cut:
             kind = name.rstrip("0123456789")
             for size, (keys, extra) in libraries.items():
                 if size == "natural" and kind != "long" or size != "natural" and kind not in needs[size]:
@@ -172,7 +172,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         settings = settings.with_overrides(confidence_threshold=args.threshold)
     todo = scenarios(args.data, split[args.part] if not args.papers else papers)
     todo = [sc for sc in todo if sc["paper"] in papers and (not args.only or sc["excerpt"].rstrip("0123456789")
-                                                              in args.only.split(","))]
+                                                              in args.only.split(","))
+            and not (args.skip_natural and sc["size"] == "natural")]
     outcomes, made, embedder = [], [], None
     t0 = time.perf_counter()
     for n, sc in enumerate(todo, start=1):
@@ -247,11 +248,40 @@ def table(outcomes: list[dict[str, Any]], probs: list[float], threshold: float,
     return rows
 
 
+def drafts_outcomes(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """A bench/drafts_eval.py --traces run as scenario outcomes: each whole draft against its own .bib."""
+    sizes = data.get("library_sizes") or {}
+    slots: dict[str, int] = {}
+    for o in data["outcomes"]:
+        paper = o["id"].split(":")[0]
+        slots[paper] = slots.get(paper, 0) + 1
+    out = []
+    for o in data["outcomes"]:
+        paper, n = o["id"].split(":")[0], o["id"].split(":")[-1]
+        result = o.get("result") or {}
+        cands = result.get("candidates") or []
+        top = cands[0]["paper"]["doc_id"] if cands else None
+        select = next((t for t in result.get("traces", []) if t["agent"] == "select"), None)
+        conf = {h["doc_id"]: h["score"] for h in (select or {}).get("top", [])}
+        out.append({**o, "id": f"{paper}:long:natural:{n}", "library_size": sizes.get(paper, 0),
+                    "draft_slots": slots[paper], "top1": top, "top1_p": conf.get(top, 0.0) if top else 0.0})
+    return out
+
+
+def load_outcomes(paths: list[Path]) -> list[dict[str, Any]]:
+    """Scenario runs and bench/drafts_eval.py --traces runs (as the ``natural`` scenario) together."""
+    outs: list[dict[str, Any]] = []
+    for p in paths:
+        data = json.loads(p.read_text())
+        outs += data["outcomes"] if data.get("dataset") == "drafts-dev scenarios" else drafts_outcomes(data)
+    return outs
+
+
 def report(paths: list[Path], model: Path | None, threshold: float | None) -> None:
     """The table of saved runs: as filled (the live confidence), or a confidence model replayed offline."""
     from citefinder.rank.calibration import Calibration
 
-    outs = [o for p in paths for o in json.loads(p.read_text())["outcomes"]]
+    outs = load_outcomes(paths)
     if model is None:
         probs = [o["top1_p"] for o in outs]
         t = threshold if threshold is not None else 0.55
@@ -275,6 +305,8 @@ def main() -> int:
     p.add_argument("--only", help="comma-separated excerpt kinds: short, medium, long")
     p.add_argument("--libraries", type=Path, default=ROOT / "bench/out/cal-libs")
     p.add_argument("--threshold", type=float)
+    p.add_argument("--skip-natural", action="store_true", help="leave out the whole drafts against their own .bib "
+                   "(bench/drafts_eval.py --traces runs give them: pass those to --report)")
     p.add_argument("--out", type=Path)
     p.add_argument("--report", nargs="+", type=Path, help="print the table of saved runs (no filling)")
     p.add_argument("--model", type=Path, help="with --report: a confidence model to replay instead of the live one")

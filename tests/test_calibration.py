@@ -66,3 +66,23 @@ def test_threshold_selector_abstains_below_the_default_threshold():
     assert missing.status == "not_found" and missing.paper is None and "below threshold" in why
     found, _ = sel.decide(cands, {"a": Settings().confidence_threshold, "b": 0.1})
     assert found.status == "found" and found.paper.doc_id == "a"
+
+
+def test_the_adjustment_reads_the_library_size_and_the_draft_length_of_a_drafts_slot_only():
+    import math
+
+    adjust = {"terms": ["logit", "log_library", "log_slots"], "coef": [1.0, -1.0, 0.5], "intercept": 1.0,
+              "max_library": 600}
+    cal = Calibration(("x",), (2.0,), 0.0, (1.0,), (0.5,), adjust=adjust)
+    plain = Calibration(("x",), (2.0,), 0.0, (1.0,), (0.5,))
+    feats = {"x": 1.5, "library": 100.0}
+    p = plain.probability(feats)
+    assert cal.probability(feats) == pytest.approx(p)  # no draft_slots: a search, a check, a benchmark item
+    logit = math.log(p / (1 - p))
+    z = 1.0 + logit - 2.0 + 0.5 * math.log10(4)
+    assert cal.probability({**feats, "draft_slots": 4.0}) == pytest.approx(1 / (1 + math.exp(-z)))
+    assert cal.probability({"x": 1.5, "library": 50_000.0, "draft_slots": 4.0}) == pytest.approx(p)  # beyond its fit
+    assert Calibration.from_dict(cal.to_dict()) == cal
+    f = candidate_features([cand("a", 0.05, bm25=1)], 0, ["bm25"], 45, draft_slots=4)
+    assert f["draft_slots"] == 4.0 and "draft_slots" not in candidate_features([cand("a", 0.05, bm25=1)], 0,
+                                                                                ["bm25"], 45)

@@ -57,7 +57,7 @@ class Scripted:
         self.calls: list[tuple[int, tuple[str, ...]]] = []
 
     def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
-                  exclude: Sequence[str] = ()) -> SlotResult:
+                  exclude: Sequence[str] = (), draft_slots: int | None = None) -> SlotResult:
         self.calls.append((slot.index, tuple(exclude)))
         left = [(p, c) for p, c in self.ranked[slot.index] if p.doc_id not in exclude]
         paper, conf = left[0]

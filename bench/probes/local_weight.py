@@ -94,9 +94,10 @@ def main() -> None:
                     rank = next((i for i, d in enumerate(order, 1) if d in wanted), None)
                     ranks[name].setdefault(agent, []).append(rank)
         print(f"{paper}: {len(ranks[next(iter(todo))].get('fused', []))} slots so far", flush=True)
-    print("| variant | slots | fused hit@1 | fused MRR | bm25 hit@1 | title hit@1 | dense hit@1 |\n|---|---|---|---|---|---|---|")
+    print("| variant | slots | fused hit@1 | fused MRR | bm25 hit@1 | title hit@1 | dense hit@1 |")
+    print("|---|---|---|---|---|---|---|")
     for name, by in ranks.items():
-        def h1(a: str) -> float:
+        def h1(a: str, by: dict[str, list[int | None]] = by) -> float:
             return sum(r == 1 for r in by.get(a, [])) / max(1, len(by.get(a, [])))
         mrr = sum(1 / r for r in by.get("fused", []) if r) / max(1, len(by.get("fused", [])))
         print(f"| {name} | {len(by.get('fused', []))} | {h1('fused'):.3f} | {mrr:.3f} | {h1('bm25'):.3f} | "

@@ -39,7 +39,7 @@ class SlotCiter(Protocol):
     rewriter: Any
 
     def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
-                  exclude: Sequence[str] = ()) -> SlotResult: ...
+                  exclude: Sequence[str] = (), draft_slots: int | None = None) -> SlotResult: ...
 
 
 def uses_llm(pipeline: SlotCiter) -> bool:
@@ -89,7 +89,8 @@ def cite_slots(
         def cite(slot: Slot, done: list[SlotResult]) -> SlotResult:
             near = merge(seeds_for(slot, seeds), picks_near(slot, done, s.cocited_chars, s.confidence_threshold))
             without = tuple(sorted(excluded.get(slot.index, ())))
-            return fill.cite_slot(slot, draft=draft, cocited=near, **({"exclude": without} if without else {}))
+            return fill.cite_slot(slot, draft=draft, cocited=near, draft_slots=total,
+                                  **({"exclude": without} if without else {}))
 
         for slot in slots:
             result = _apart(cite(slot, results), results, excluded, cite, s.confidence_threshold)
@@ -100,8 +101,8 @@ def cite_slots(
         return results
     done: dict[int, SlotResult] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix="cite-slot") as pool:
-        futures = {pool.submit(fill.cite_slot, slot, draft=draft, cocited=seeds_for(slot, seeds)): slot.index
-                   for slot in slots}
+        futures = {pool.submit(fill.cite_slot, slot, draft=draft, cocited=seeds_for(slot, seeds), draft_slots=total):
+                   slot.index for slot in slots}
         try:
             for future in concurrent.futures.as_completed(futures):
                 result = future.result()

@@ -98,22 +98,23 @@ class Pipeline:
         return cite_slots(self, slots, progress=progress, draft=draft_context(text), seeds=seeds)
 
     def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
-                  exclude: Sequence[str] = ()) -> SlotResult:
+                  exclude: Sequence[str] = (), draft_slots: int | None = None) -> SlotResult:
         """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any;
         ``cocited`` the library papers the draft cites near the slot (agent "co-cited"); ``exclude`` papers
         this slot may not cite (another marker of its sentence has them: :mod:`citefinder.select.sentences`),
-        left out as if the library did not hold them."""
+        left out as if the library did not hold them; ``draft_slots`` how many slots the draft has (the confidence
+        is adjusted to the draft's length and the library's size: :meth:`Calibration.adjusted`)."""
         query, candidates, traces = self.rank_slot(slot, draft=draft, cocited=cocited, exclude=exclude)
         ran = self._agents_ran(traces)
         size = self.library.count() - len(self.exclude)
-        confidences = self.calibration.confidences(candidates, ran, size)
+        confidences = self.calibration.confidences(candidates, ran, size, draft_slots)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
         if self.settings.second_paper:
             selection = second_paper(query, shown, confidences, selection)
             if selection.also:
                 t_select = replace(t_select, details={**t_select.details, "also": [p.doc_id for p in selection.also]})
-        t_select = self._explain_confidence(t_select, shown, ran, size)
+        t_select = self._explain_confidence(t_select, shown, ran, size, draft_slots)
         return SlotResult(slot, query, candidates, selection, traces + (t_select,))
 
     def rank_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
@@ -212,12 +213,13 @@ class Pipeline:
         return [t.agent for t in traces if t.kind == "retriever" and t.status == "ok" and t.top]
 
     def _explain_confidence(
-        self, trace: StageTrace, shown: tuple[Candidate, ...], ran: list[str], size: int
+        self, trace: StageTrace, shown: tuple[Candidate, ...], ran: list[str], size: int,
+        draft_slots: int | None = None,
     ) -> StageTrace:
         """Add to the select trace why the top candidate has its confidence."""
         if not shown:
             return trace
-        basis = self.calibration.explain(shown, ran, size)
+        basis = self.calibration.explain(shown, ran, size, draft_slots)
         return replace(trace, details={**trace.details, "confidence_basis": basis})
 
 
