@@ -122,3 +122,16 @@ def test_the_list_sentence_of_the_latex_draft_gets_different_papers_none_wrong(t
     # the two placeholders of one \citep{?, ?} are two papers as well
     both = [r["cite_key"] for r in rows if "describe deep learning at length" in r["slot"]["sentence"]]
     assert len(both) == 2 and both[0] != both[1], both
+
+
+def test_an_unfilled_marker_whose_first_candidate_another_marker_holds_is_ranked_without_it() -> None:
+    citer = Scripted({0: [(BN, 0.9)], 1: [(BN, 0.4), (DROPOUT, 0.3)]})
+    first, second = cite_slots(citer, slots(2))
+    assert first.selection.paper == BN and second.selection.status == "not_found"
+    assert second.candidates[0].paper == DROPOUT  # Batch Normalization is the first marker's
+    why = held_back(second)
+    assert why is not None and "ranked without it" in why
+    # the other way round: the later marker is the confident one, the earlier unfilled one is ranked again
+    citer = Scripted({0: [(BN, 0.4), (ADAM, 0.3)], 1: [(BN, 0.9)]})
+    first, second = cite_slots(citer, slots(2))
+    assert first.candidates[0].paper == ADAM and second.selection.paper == BN

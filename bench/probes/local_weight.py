@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+MIN_WORDS = 3
 
 
 def variants() -> dict[str, tuple[object, object]]:
@@ -25,6 +26,19 @@ def variants() -> dict[str, tuple[object, object]]:
                 return " ".join([q.local] * r) if only else " ".join([q.local] * r + [q.text])
             return q.text
         return f
+
+    def enough(q) -> bool:  # type: ignore[no-untyped-def]
+        return len([w for w in q.local.split() if len(w) > 3]) >= MIN_WORDS
+
+    def focus_if(q):  # type: ignore[no-untyped-def]
+        if q.local and q.local != q.text:
+            return q.local if enough(q) else f"{q.local} {q.local} {q.text}"
+        return q.text
+
+    def dense_if(q):  # type: ignore[no-untyped-def]
+        if q.local and q.local != q.text:
+            return q.local if enough(q) else f"{q.local}. {q.text}"
+        return q.text
 
     def dense(r: int, only: bool = False):  # type: ignore[no-untyped-def]
         def f(q):  # type: ignore[no-untyped-def]
@@ -42,6 +56,9 @@ def variants() -> dict[str, tuple[object, object]]:
         "dense local only": (focus(2), dense(1, True)),
         "focus x3, dense local x2": (focus(3), dense(2)),
         "focus x4, dense local x2": (focus(4), dense(2)),
+        "focus local only, dense local only": (focus(1, True), dense(1, True)),
+        "focus local only, dense local x2": (focus(1, True), dense(2)),
+        "local only when it has 3+ words of 4+ letters (both)": (focus_if, dense_if),
     }
 
 

@@ -19,7 +19,7 @@ from citefinder.retrieve.query.cocite import merge, picks_near, seeds_for
 from citefinder.select.breaker import BreakerRewriter, BreakerSelector, LLMBreaker
 from citefinder.select.fallback import ThresholdSelector
 from citefinder.select.hubs import hold_back
-from citefinder.select.sentences import clash, gave_way, gives_way, same_sentence
+from citefinder.select.sentences import auto_filled, clash, gave_way, gives_way, same_sentence
 from citefinder.types import Slot, SlotResult
 
 if TYPE_CHECKING:
@@ -129,8 +129,9 @@ def _apart(result: SlotResult, results: list[SlotResult], excluded: dict[int, se
         i, j = pair
         a, b = (results[i], result) if j is None else (results[i], results[j])
         loser, winner = (b, a) if gives_way(b, a) else (a, b)
-        paper = loser.selection.paper
-        assert paper is not None and loser.slot is not None
+        doc = auto_filled(winner)
+        paper = next(c.paper for c in loser.candidates if c.doc_id == doc)
+        assert loser.slot is not None
         excluded.setdefault(loser.slot.index, set()).add(paper.doc_id)
         at = len(results) if loser is result else results.index(loser)
         again = gave_way(cite(loser.slot, results[:at]), paper.title, winner, loser.selection.confidence)
