@@ -291,9 +291,20 @@ def report(paths: list[Path], model: Path | None, threshold: float | None) -> No
 
         raw = json.loads(model.read_text())
         cal = Calibration.from_dict(raw)
+        outs = [o for o in outs if o.get("lists")]
         feats, _ = scenario_rows(outs)
         probs = [cal.probability(f) for f in feats]
-        t = threshold if threshold is not None else float(raw.get("threshold", 0.55))
+        t = threshold if threshold is not None else 0.55
+        from citefinder.rank.calibration import LIKELY, LIKELY_AT, UNLIKELY, UNSURE, UNSURE_AT
+
+        # the model's own cut-offs (a model without them: the cut-offs shipped with it, 0.7 and 0.4)
+        cut = (raw.get("adjust") or {}).get("words") or {"likely": LIKELY_AT, "unsure": UNSURE_AT}
+
+        def words(p: float, o: dict[str, Any]) -> str:
+            return LIKELY if p >= cut["likely"] else UNSURE if p >= cut["unsure"] else UNLIKELY
+
+        print("\n".join(table(outs, probs, t, words)))
+        return
     print("\n".join(table(outs, probs, t)))
 
 

@@ -409,11 +409,13 @@ def cmd_adjust(paths: list[Path], terms: list[str], write: bool = True) -> None:
     print(f"words out of fold: {words}")
     out = {"terms": terms, "coef": [round(float(c), 5) for c in model.coef_[0]],
            "intercept": round(float(model.intercept_[0]), 5), "max_library": int(libs.max()),
+           "min_slots": int(min(f["draft_slots"] for f in feats)),
            "provenance": f"bench/tune.py adjust on {', '.join(p.name for p in paths)} ({len(y)} top-1s, {sum(y)} "
                          f"right; training part only): out-of-fold log loss {loss:.4f} vs {base_loss:.4f} unadjusted "
                          f"(5 folds by paper), C={C}",
            "threshold": pick_threshold(oof.tolist(), y), "words": words,
-           "reliability": reliability(oof.tolist(), y)}
+           "reliability": [{**r, "label": f"{r['lo']:.1f}-{r['hi']:.1f} ({word(r['lo'], words)})"}
+                           for r in reliability(oof.tolist(), y)]}
     for r in out["reliability"]:
         print(r)
     if write:
@@ -422,7 +424,13 @@ def cmd_adjust(paths: list[Path], terms: list[str], write: bool = True) -> None:
         print("wrote the adjustment into citefinder/data/confidence.json")
 
 
-LIKELY_PRECISION, UNLIKELY_PRECISION = 0.85, 0.2
+LIKELY_PRECISION, UNLIKELY_PRECISION = 0.85, 0.15
+
+
+def word(p: float, words: dict[str, float]) -> str:
+    from citefinder.rank.calibration import LIKELY, UNLIKELY, UNSURE
+
+    return LIKELY if p >= words["likely"] else UNSURE if p >= words["unsure"] else UNLIKELY
 
 
 def pick_words(probs: np.ndarray, labels: np.ndarray, libs: np.ndarray) -> dict[str, float]:

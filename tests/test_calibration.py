@@ -52,10 +52,24 @@ def test_probability_is_a_logistic_of_standardised_features():
     assert cal.probability({"x": 1.5}) == pytest.approx(1 / (1 + 2.718281828 ** -2), rel=1e-6)
 
 
-@pytest.mark.parametrize(("p", "words"), [(0.9, "likely right"), (0.7, "likely right"), (0.5, "unsure"),
-                                          (0.39, "unlikely")])
+@pytest.mark.parametrize(("p", "words"), [(0.9, "likely right"), (0.75, "likely right"), (0.7, "unsure"),
+                                          (0.21, "unsure"), (0.1, "unlikely")])
 def test_confidence_in_words(p, words):
     assert confidence_words(p) == words
+
+
+def test_the_shipped_adjustment_is_fit_on_training_drafts_and_lowers_a_short_drafts_confidence():
+    cal = default_calibration()
+    adj = cal.adjust
+    assert "training part only" in adj["provenance"] and adj["terms"] == ["logit", "log_library", "log_slots"]
+    assert adj["words"]["likely"] > adj["words"]["unsure"]
+    feats = {"library": 45.0}
+    base = 0.78  # the TF-IDF pick in a 4-sentence draft against a 45-paper .bib: "likely right (0.78)"
+    short, long = cal.adjusted(base, {**feats, "draft_slots": 4.0}), cal.adjusted(base, {**feats, "draft_slots": 80.0})
+    assert short < adj["words"]["likely"] <= base and short < long  # unsure now
+    assert cal.adjusted(0.9, {**feats, "draft_slots": 4.0}) > cal.adjusted(0.5, {**feats, "draft_slots": 4.0})
+    # a draft shorter than any it was fit on reads as the shortest
+    assert cal.adjusted(base, {**feats, "draft_slots": 1.0}) == cal.adjusted(base, {**feats, "draft_slots": 5.0})
 
 
 def test_threshold_selector_abstains_below_the_default_threshold():

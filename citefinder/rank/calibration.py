@@ -197,7 +197,9 @@ class Calibration:
         and long drafts against libraries of 45 to 540 papers: ``bench/tune.py adjust``). A short draft against
         a library of papers it mostly does not cite is right less often than a whole paper against its own .bib
         at the same agreement of the agents; the logistic model alone cannot tell the two apart."""
-        terms = adjust_terms(p, feats)
+        # a draft shorter than any it was fit on reads as the shortest it was fit on (no extrapolation)
+        slots = max(feats.get("draft_slots", 1.0), float(self.adjust.get("min_slots", 1)))
+        terms = adjust_terms(p, {**feats, "draft_slots": slots})
         z = float(self.adjust["intercept"]) + sum(
             float(c) * terms[t] for t, c in zip(self.adjust["terms"], self.adjust["coef"], strict=True))
         return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
