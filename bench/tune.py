@@ -408,7 +408,7 @@ def cmd_adjust(paths: list[Path], terms: list[str], write: bool = True) -> None:
     words = pick_words(oof, y_a, libs)
     print(f"words out of fold: {words}")
     out = {"terms": terms, "coef": [round(float(c), 5) for c in model.coef_[0]],
-           "intercept": round(float(model.intercept_[0]), 5), "max_library": int(libs.max()),
+           "intercept": round(float(model.intercept_[0]), 5), "max_library": int(libs.max()), "min_library": int(libs.min()),
            "min_slots": int(min(f["draft_slots"] for f in feats)),
            "provenance": f"bench/tune.py adjust on {', '.join(p.name for p in paths)} ({len(y)} top-1s, {sum(y)} "
                          f"right; training part only): out-of-fold log loss {loss:.4f} vs {base_loss:.4f} unadjusted "

@@ -186,10 +186,11 @@ class Calibration:
         return self.adjusted(p, feats) if self.adjusts(feats) else p
 
     def adjusts(self, feats: Mapping[str, float]) -> bool:
-        """Whether :meth:`adjusted` applies: a draft's slot (``draft_slots`` known) in a library no larger than the
-        largest it was fit on (above, the logistic model alone: it was fit on 50k-paper libraries too)."""
+        """Whether :meth:`adjusted` applies: a draft's slot (``draft_slots`` known) in a library of a size it was fit
+        on (``min_library``..``max_library``; larger: the logistic model alone, fit on 50k-paper libraries too;
+        smaller: the logistic model's own tiny-library rule)."""
         return bool(self.adjust) and "draft_slots" in feats and \
-            feats.get("library", 0.0) <= float(self.adjust.get("max_library", 0))
+            float(self.adjust.get("min_library", 0)) <= feats.get("library", 0.0) <= float(self.adjust["max_library"])
 
     def adjusted(self, p: float, feats: Mapping[str, float]) -> float:
         """The logistic model's probability recalibrated for the library's size and the draft's length:
