@@ -186,11 +186,13 @@ class Calibration:
         return self.adjusted(p, feats) if self.adjusts(feats) else p
 
     def adjusts(self, feats: Mapping[str, float]) -> bool:
-        """Whether :meth:`adjusted` applies: a draft's slot (``draft_slots`` known) in a library of a size it was fit
-        on (``min_library``..``max_library``; larger: the logistic model alone, fit on 50k-paper libraries too;
-        smaller: the logistic model's own tiny-library rule)."""
-        return bool(self.adjust) and "draft_slots" in feats and \
-            float(self.adjust.get("min_library", 0)) <= feats.get("library", 0.0) <= float(self.adjust["max_library"])
+        """Whether :meth:`adjusted` applies: a draft's slot (``draft_slots`` known) of a draft and a library of the
+        sizes it was fit on (``min_slots`` slots or more; ``min_library``..``max_library`` papers). Elsewhere the
+        logistic model alone: larger libraries (it was fit on 50k-paper ones too), smaller ones (its own
+        tiny-library rule), and pastes of a few sentences, which no adjustment was measured on."""
+        a = self.adjust
+        return bool(a) and feats.get("draft_slots", 0.0) >= float(a.get("min_slots", 1)) and \
+            float(a.get("min_library", 0)) <= feats.get("library", 0.0) <= float(a["max_library"])
 
     def adjusted(self, p: float, feats: Mapping[str, float]) -> float:
         """The logistic model's probability recalibrated for the library's size and the draft's length:
@@ -198,9 +200,7 @@ class Calibration:
         and long drafts against libraries of 45 to 540 papers: ``bench/tune.py adjust``). A short draft against
         a library of papers it mostly does not cite is right less often than a whole paper against its own .bib
         at the same agreement of the agents; the logistic model alone cannot tell the two apart."""
-        # a draft shorter than any it was fit on reads as the shortest it was fit on (no extrapolation)
-        slots = max(feats.get("draft_slots", 1.0), float(self.adjust.get("min_slots", 1)))
-        terms = adjust_terms(p, {**feats, "draft_slots": slots})
+        terms = adjust_terms(p, feats)
         z = float(self.adjust["intercept"]) + sum(
             float(c) * terms[t] for t, c in zip(self.adjust["terms"], self.adjust["coef"], strict=True))
         return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
