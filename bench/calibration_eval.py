@@ -277,14 +277,20 @@ def load_outcomes(paths: list[Path]) -> list[dict[str, Any]]:
     return outs
 
 
-def report(paths: list[Path], model: Path | None, threshold: float | None) -> None:
-    """The table of saved runs: as filled (the live confidence), or a confidence model replayed offline."""
-    from citefinder.rank.calibration import Calibration
+def report(paths: list[Path], model: Path | None, threshold: float | None, cutoffs: str | None = None) -> None:
+    """The table of saved runs: as filled (the live confidence; ``cutoffs`` "LIKELY,UNSURE": the words' cut-offs of
+    the code that filled them, default today's), or a confidence model replayed offline."""
+    from citefinder.rank.calibration import LIKELY, UNLIKELY, UNSURE, Calibration
 
     outs = load_outcomes(paths)
     if model is None:
         probs = [o["top1_p"] for o in outs]
         t = threshold if threshold is not None else 0.55
+        if cutoffs:
+            likely, unsure = (float(x) for x in cutoffs.split(","))
+            print("\n".join(table(outs, probs, t, lambda p, o: LIKELY if p >= likely else UNSURE if p >= unsure
+                                   else UNLIKELY)))
+            return
     else:
         sys.path.insert(0, str(ROOT / "bench"))
         from tune import scenario_rows
@@ -321,9 +327,10 @@ def main() -> int:
     p.add_argument("--out", type=Path)
     p.add_argument("--report", nargs="+", type=Path, help="print the table of saved runs (no filling)")
     p.add_argument("--model", type=Path, help="with --report: a confidence model to replay instead of the live one")
+    p.add_argument("--words", help="with --report and no --model: the cut-offs LIKELY,UNSURE the runs were read with")
     args = p.parse_args()
     if args.report:
-        report(args.report, args.model, args.threshold)
+        report(args.report, args.model, args.threshold, args.words)
         return 0
     result = run(args)
     print("\n".join(table(result["outcomes"], [o["top1_p"] for o in result["outcomes"]],

@@ -52,8 +52,8 @@ def test_probability_is_a_logistic_of_standardised_features():
     assert cal.probability({"x": 1.5}) == pytest.approx(1 / (1 + 2.718281828 ** -2), rel=1e-6)
 
 
-@pytest.mark.parametrize(("p", "words"), [(0.9, "likely right"), (0.75, "likely right"), (0.7, "unsure"),
-                                          (0.21, "unsure"), (0.1, "unlikely")])
+@pytest.mark.parametrize(("p", "words"), [(0.9, "likely right"), (0.7, "likely right"), (0.69, "unsure"),
+                                          (0.21, "unsure"), (0.19, "unlikely")])
 def test_confidence_in_words(p, words):
     assert confidence_words(p) == words
 

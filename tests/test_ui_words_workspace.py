@@ -20,8 +20,8 @@ ATTN = Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani",
 
 
 def test_confidence_words_cut_offs():
-    # the shipped cut-offs (confidence.json adjust.words): likely right from 0.75, unsure from 0.15
-    assert [confidence_words(p) for p in (0.95, 0.75, 0.74, 0.21, 0.15, 0.14, 0.0, None)] == [
+    # the shipped cut-offs (confidence.json adjust.words): likely right from 0.7, unsure from 0.2
+    assert [confidence_words(p) for p in (0.95, 0.7, 0.69, 0.21, 0.2, 0.19, 0.0, None)] == [
         "likely right", "likely right", "unsure", "unsure", "unsure", "unlikely", "unlikely", "unlikely"]
     assert confidence_label(0.823) == "likely right (0.82)"
     assert confidence_label(0.21) == "unsure (0.21)"  # a best guess right one time in five is no "unlikely"
