@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -243,6 +244,21 @@ def top1_rows(outcomes: list[dict[str, Any]], library_size: int,
     return feats, labels
 
 
+def scenario_rows(outcomes: list[dict[str, Any]],
+                  groups: list[str] | None = None) -> tuple[list[dict[str, float]], list[int]]:
+    """:func:`top1_rows` of bench/calibration_eval.py outcomes (each with its ``library_size`` and ``draft_slots``):
+    the top-1's features, with ``draft_slots`` (what the adjustment of rank/calibration.py reads), and its label."""
+    feats: list[dict[str, float]] = []
+    labels: list[int] = []
+    for o in outcomes:
+        f, y = top1_rows([o], int(o["library_size"]), groups)
+        for x in f:
+            x["draft_slots"] = float(o["draft_slots"])
+        feats += f
+        labels += y
+    return feats, labels
+
+
 def _rows(paths: list[Path], groups: list[str] | None = None) -> tuple[list[dict[str, float]], list[int]]:
     X: list[dict[str, float]] = []
     y: list[int] = []
@@ -338,6 +354,102 @@ def cmd_confidence(paths: list[Path], min_precision: float = MIN_PRECISION) -> N
     print(f"threshold for >= {min_precision:.0%} right picks out of fold: {threshold}")
     for r in out["reliability"]:
         print(r)
+
+
+ADJUST_TERMS = "logit,log_library,log_slots"
+SIZE_BANDS = ((0, 50), (51, 150), (151, 10**9))
+
+
+def cmd_adjust(paths: list[Path], terms: list[str], write: bool = True) -> None:
+    """Fit the adjustment of the shipped confidence to the library's size and the draft's length
+    (rank/calibration.py ``Calibration.adjusted``) on bench/calibration_eval.py runs of the TRAINING part (and
+    bench/drafts_eval.py --traces runs of it: the whole drafts against their own .bib): a logistic model of
+    "the top-1 is right" over :func:`~citefinder.rank.calibration.adjust_terms` of the shipped model's
+    probability, C chosen by out-of-fold log loss (5 folds by paper). Prints the out-of-fold reliability per
+    library-size band before and after, and writes the "adjust" block of citefinder/data/confidence.json."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from calibration_eval import load_outcomes
+
+    from citefinder.rank.calibration import adjust_terms, default_calibration
+
+    base = default_calibration()
+    raw = json.loads((DATA / "confidence.json").read_text())
+    base = type(base).from_dict({**raw, "adjust": {}})
+    groups: list[str] = []
+    feats, y = scenario_rows(load_outcomes(paths), groups)
+    p0 = np.asarray([base.probability(f) for f in feats])
+    A = np.asarray([[adjust_terms(p, f)[t] for t in terms] for p, f in zip(p0, feats, strict=True)])
+    y_a, g_a = np.asarray(y), np.asarray(groups)
+    folds = list(GroupKFold(n_splits=5).split(A, y_a, g_a))
+    best = None
+    for C in (0.01, 0.1, 1.0, 10.0, 100.0):
+        oof = np.zeros(len(y_a))
+        for tr, te in folds:
+            oof[te] = LogisticRegression(C=C, max_iter=5000).fit(A[tr], y_a[tr]).predict_proba(A[te])[:, 1]
+        loss = float(-np.mean(y_a * np.log(np.clip(oof, 1e-6, 1)) + (1 - y_a) * np.log(np.clip(1 - oof, 1e-6, 1))))
+        print(f"C={C}: out-of-fold log loss {loss:.4f}, AUC {auc(oof.tolist(), y):.4f}")
+        if best is None or loss < best[0] - 1e-4:
+            best = (loss, C, oof)
+    assert best is not None
+    loss, C, oof = best
+    base_loss = float(-np.mean(y_a * np.log(np.clip(p0, 1e-6, 1)) + (1 - y_a) * np.log(np.clip(1 - p0, 1e-6, 1))))
+    model = LogisticRegression(C=C, max_iter=5000).fit(A, y_a)
+    libs = np.asarray([f["library"] for f in feats])
+    print(f"{len(y)} top-1s, {sum(y)} right; shipped model's log loss {base_loss:.4f} (AUC {auc(p0.tolist(), y):.4f}),"
+          f" adjusted out of fold {loss:.4f} (C={C})")
+    for lo, hi in SIZE_BANDS:
+        sel = (libs >= lo) & (libs <= hi)
+        if sel.any():
+            print(f"library {lo}-{hi}: {int(sel.sum())} top-1s, right {y_a[sel].mean():.0%}, mean p shipped "
+                  f"{p0[sel].mean():.2f}, adjusted (out of fold) {oof[sel].mean():.2f}")
+    words = pick_words(oof, y_a, libs)
+    print(f"words out of fold: {words}")
+    out = {"terms": terms, "coef": [round(float(c), 5) for c in model.coef_[0]],
+           "intercept": round(float(model.intercept_[0]), 5), "max_library": int(libs.max()), "min_library": int(libs.min()),
+           "min_slots": int(min(f["draft_slots"] for f in feats)),
+           "provenance": f"bench/tune.py adjust on {', '.join(p.name for p in paths)} ({len(y)} top-1s, {sum(y)} "
+                         f"right; training part only): out-of-fold log loss {loss:.4f} vs {base_loss:.4f} unadjusted "
+                         f"(5 folds by paper), C={C}",
+           "threshold": pick_threshold(oof.tolist(), y), "words": words,
+           "reliability": [{**r, "label": f"{r['lo']:.1f}-{r['hi']:.1f} ({word(r['lo'], words)})"}
+                           for r in reliability(oof.tolist(), y)]}
+    for r in out["reliability"]:
+        print(r)
+    if write:
+        raw["adjust"] = out
+        (DATA / "confidence.json").write_text(json.dumps(raw, indent=1) + "\n")
+        print("wrote the adjustment into citefinder/data/confidence.json")
+
+
+LIKELY_PRECISION, UNLIKELY_PRECISION = 0.85, 0.15
+
+
+def word(p: float, words: dict[str, float]) -> str:
+    from citefinder.rank.calibration import LIKELY, UNLIKELY, UNSURE
+
+    return LIKELY if p >= words["likely"] else UNSURE if p >= words["unsure"] else UNLIKELY
+
+
+def pick_words(probs: np.ndarray, labels: np.ndarray, libs: np.ndarray) -> dict[str, float]:
+    """The words' cut-offs from out-of-fold probabilities: "likely right" from the lowest 0.05 step whose top-1s
+    are right >= LIKELY_PRECISION in every library-size band; "unlikely" below the highest step whose top-1s
+    under it are right < UNLIKELY_PRECISION in every band."""
+    steps = [x / 100 for x in range(5, 100, 5)]
+
+    def bands(sel_of: Any) -> list[float]:
+        out = []
+        for lo, hi in SIZE_BANDS:
+            sel = sel_of & (libs >= lo) & (libs <= hi)
+            if sel.sum() >= 5:
+                out.append(float(labels[sel].mean()))
+        return out
+
+    likely = next((t for t in steps if min(bands(probs >= t), default=0.0) >= LIKELY_PRECISION), 0.95)
+    unsure = max((t for t in steps if max(bands(probs < t), default=1.0) < UNLIKELY_PRECISION), default=0.05)
+    return {"likely": likely, "unsure": unsure}
 
 
 def pick_threshold(probs: list[float], labels: list[int], min_precision: float = MIN_PRECISION) -> float:
@@ -490,6 +602,10 @@ def main() -> None:
     a.add_argument("files", nargs="+", type=Path)
     r = sub.add_parser("report")
     r.add_argument("--test", nargs="+", type=Path, required=True)
+    ad = sub.add_parser("adjust", help="fit the confidence's adjustment to library size and draft length")
+    ad.add_argument("files", nargs="+", type=Path)
+    ad.add_argument("--terms", default=ADJUST_TERMS)
+    ad.add_argument("--dry-run", action="store_true")
     t = sub.add_parser("tiny", help="the confidence in simulated tiny libraries, with and without the tiny rule")
     t.add_argument("files", nargs="+", type=Path)
     args = p.parse_args()
@@ -503,6 +619,8 @@ def main() -> None:
         cmd_linear(args.files)
     elif args.cmd == "ablate":
         cmd_ablate(args.files)
+    elif args.cmd == "adjust":
+        cmd_adjust(args.files, args.terms.split(","), write=not args.dry_run)
     elif args.cmd == "tiny":
         cmd_tiny(args.files)
     else:

@@ -52,10 +52,27 @@ def test_probability_is_a_logistic_of_standardised_features():
     assert cal.probability({"x": 1.5}) == pytest.approx(1 / (1 + 2.718281828 ** -2), rel=1e-6)
 
 
-@pytest.mark.parametrize(("p", "words"), [(0.9, "likely right"), (0.7, "likely right"), (0.5, "unsure"),
-                                          (0.39, "unlikely")])
+@pytest.mark.parametrize(("p", "words"), [(0.9, "likely right"), (0.7, "likely right"), (0.69, "unsure"),
+                                          (0.21, "unsure"), (0.19, "unlikely")])
 def test_confidence_in_words(p, words):
     assert confidence_words(p) == words
+
+
+def test_the_shipped_adjustment_is_fit_on_training_drafts_and_lowers_a_short_drafts_confidence():
+    cal = default_calibration()
+    adj = cal.adjust
+    assert "training part only" in adj["provenance"] and adj["terms"] == ["logit", "log_library", "log_slots"]
+    assert adj["words"]["likely"] > adj["words"]["unsure"]
+    feats = {"library": 45.0}
+    base = 0.78  # the TF-IDF pick in a 4-sentence, 9-slot draft against a 45-paper .bib: "likely right (0.78)"
+    short, long = cal.adjusted(base, {**feats, "draft_slots": 9.0}), cal.adjusted(base, {**feats, "draft_slots": 80.0})
+    assert short < adj["words"]["likely"] <= base and short < long  # unsure now
+    assert cal.adjusted(0.9, {**feats, "draft_slots": 9.0}) > cal.adjusted(0.5, {**feats, "draft_slots": 9.0})
+    # outside the sizes it was fit on, the logistic model alone: a paste of fewer slots, a tiny or a huge library
+    for outside in ({**feats, "draft_slots": 2.0}, {"library": 3.0, "draft_slots": 40.0},
+                    {"library": 50_000.0, "draft_slots": 40.0}):
+        assert not cal.adjusts(outside)
+    assert cal.adjusts({**feats, "draft_slots": float(adj["min_slots"])})
 
 
 def test_threshold_selector_abstains_below_the_default_threshold():
@@ -66,3 +83,23 @@ def test_threshold_selector_abstains_below_the_default_threshold():
     assert missing.status == "not_found" and missing.paper is None and "below threshold" in why
     found, _ = sel.decide(cands, {"a": Settings().confidence_threshold, "b": 0.1})
     assert found.status == "found" and found.paper.doc_id == "a"
+
+
+def test_the_adjustment_reads_the_library_size_and_the_draft_length_of_a_drafts_slot_only():
+    import math
+
+    adjust = {"terms": ["logit", "log_library", "log_slots"], "coef": [1.0, -1.0, 0.5], "intercept": 1.0,
+              "max_library": 600}
+    cal = Calibration(("x",), (2.0,), 0.0, (1.0,), (0.5,), adjust=adjust)
+    plain = Calibration(("x",), (2.0,), 0.0, (1.0,), (0.5,))
+    feats = {"x": 1.5, "library": 100.0}
+    p = plain.probability(feats)
+    assert cal.probability(feats) == pytest.approx(p)  # no draft_slots: a search, a check, a benchmark item
+    logit = math.log(p / (1 - p))
+    z = 1.0 + logit - 2.0 + 0.5 * math.log10(4)
+    assert cal.probability({**feats, "draft_slots": 4.0}) == pytest.approx(1 / (1 + math.exp(-z)))
+    assert cal.probability({"x": 1.5, "library": 50_000.0, "draft_slots": 4.0}) == pytest.approx(p)  # beyond its fit
+    assert Calibration.from_dict(cal.to_dict()) == cal
+    f = candidate_features([cand("a", 0.05, bm25=1)], 0, ["bm25"], 45, draft_slots=4)
+    assert f["draft_slots"] == 4.0 and "draft_slots" not in candidate_features([cand("a", 0.05, bm25=1)], 0,
+                                                                                ["bm25"], 45)

@@ -67,3 +67,23 @@ def test_reformulate_plain_question_and_empty_context():
     assert query.keywords == ("reciprocal", "rank", "fusion")
     empty, trace = reformulate("[CITATION] [12]")
     assert empty.text == "" and trace.status == "error" and "nothing left" in trace.message
+
+
+def test_a_name_in_an_aside_before_the_marker_comes_after_the_cited_one():
+    from citefinder.retrieve.query.mentions import name_mentions
+    from citefinder.retrieve.query.reformulate import clean_focus
+
+    def names(sentence: str) -> tuple[str, ...]:
+        return name_mentions(clean_focus(sentence))
+
+    # "Y, following the X design, [CITATION]" and "Y, like X, [CITATION]" cite Y
+    assert names("T5, following the Transformer design, [CITATION] casts every task as text.")[0] == "T5"
+    assert names("GPT-Neo, like GPT-2, [CITATION] is trained on web text.")[0] == "GPT-Neo"
+    # "X-based Y [CITATION]": the modifier is no name of its own work
+    assert names("We fine-tune a Transformer-based encoder, BERT [CITATION], on the task.")[0] == "BERT"
+    # a name right before the marker, or the only one, stays first
+    assert names("We use the original code, following the Transformer [CITATION].") == ("Transformer",)
+    assert names("The model, following the Transformer design, [CITATION] is small.")[0] == "Transformer"
+    # the name is evidence for the marker it stands next to, not for the sentence's other marker
+    assert names("We use the Transformer [OTHER] and T5 [CITATION].")[0] == "T5"
+    assert "Transformer" not in names("We use the Transformer [OTHER] and T5 [CITATION].")

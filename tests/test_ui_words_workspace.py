@@ -20,9 +20,11 @@ ATTN = Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani",
 
 
 def test_confidence_words_cut_offs():
-    assert [confidence_words(p) for p in (0.95, 0.7, 0.69, 0.4, 0.39, 0.0, None)] == [
-        "likely right", "likely right", "unsure", "unsure", "unlikely", "unlikely", "unlikely"]
+    # the shipped cut-offs (confidence.json adjust.words): likely right from 0.7, unsure from 0.2
+    assert [confidence_words(p) for p in (0.95, 0.7, 0.69, 0.21, 0.2, 0.19, 0.0, None)] == [
+        "likely right", "likely right", "unsure", "unsure", "unsure", "unlikely", "unlikely", "unlikely"]
     assert confidence_label(0.823) == "likely right (0.82)"
+    assert confidence_label(0.21) == "unsure (0.21)"  # a best guess right one time in five is no "unlikely"
 
 
 def test_evidence_is_the_abstract_sentence_that_best_matches_the_slot():

@@ -19,6 +19,7 @@ from citefinder.retrieve.query.cocite import merge, picks_near, seeds_for
 from citefinder.select.breaker import BreakerRewriter, BreakerSelector, LLMBreaker
 from citefinder.select.fallback import ThresholdSelector
 from citefinder.select.hubs import hold_back
+from citefinder.select.sentences import auto_filled, clash, gave_way, gives_way, same_sentence
 from citefinder.types import Slot, SlotResult
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ class SlotCiter(Protocol):
     selector: Any
     rewriter: Any
 
-    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = ()) -> SlotResult: ...
+    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
+                  exclude: Sequence[str] = (), draft_slots: int | None = None) -> SlotResult: ...
 
 
 def uses_llm(pipeline: SlotCiter) -> bool:
@@ -82,17 +84,25 @@ def cite_slots(
     if n == 1:
         results: list[SlotResult] = []
         s = pipeline.settings
+        excluded: dict[int, set[str]] = {}
+
+        def cite(slot: Slot, done: list[SlotResult]) -> SlotResult:
+            near = merge(seeds_for(slot, seeds), picks_near(slot, done, s.cocited_chars, s.confidence_threshold))
+            without = tuple(sorted(excluded.get(slot.index, ())))
+            return fill.cite_slot(slot, draft=draft, cocited=near, draft_slots=total,
+                                  **({"exclude": without} if without else {}))
+
         for slot in slots:
-            near = merge(seeds_for(slot, seeds), picks_near(slot, results, s.cocited_chars, s.confidence_threshold))
+            result = _apart(cite(slot, results), results, excluded, cite, s.confidence_threshold)
             # a paper auto-filled for unrelated sentences is held back (select/hubs.py)
-            results.append(hold_back(fill.cite_slot(slot, draft=draft, cocited=near), results, s.confidence_threshold))
+            results.append(hold_back(result, results, s.confidence_threshold))
             if progress:
                 progress(len(results), total, results[-1])
         return results
     done: dict[int, SlotResult] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix="cite-slot") as pool:
-        futures = {pool.submit(fill.cite_slot, slot, draft=draft, cocited=seeds_for(slot, seeds)): slot.index
-                   for slot in slots}
+        futures = {pool.submit(fill.cite_slot, slot, draft=draft, cocited=seeds_for(slot, seeds), draft_slots=total):
+                   slot.index for slot in slots}
         try:
             for future in concurrent.futures.as_completed(futures):
                 result = future.result()
@@ -104,3 +114,28 @@ def cite_slots(
                 future.cancel()
             raise
     return [done[slot.index] for slot in slots]
+
+
+def _apart(result: SlotResult, results: list[SlotResult], excluded: dict[int, set[str]],
+           cite: Callable[[Slot, list[SlotResult]], SlotResult], threshold: float) -> SlotResult:
+    """``result`` once no two markers of its sentence are auto-filled with one paper (select/sentences.py): of
+    two, the less confident is cited again without it (an earlier one in place in ``results``)."""
+    while True:
+        mates = [i for i, r in enumerate(results) if same_sentence(r, result)]
+        pair = next(((i, None) for i in mates if clash(result, [results[i]])), None) or next(
+            ((i, j) for i in mates for j in mates if i < j and clash(results[j], [results[i]])), None)
+        if pair is None:
+            return result
+        i, j = pair
+        a, b = (results[i], result) if j is None else (results[i], results[j])
+        loser, winner = (b, a) if gives_way(b, a) else (a, b)
+        doc = auto_filled(winner)
+        paper = next(c.paper for c in loser.candidates if c.doc_id == doc)
+        assert loser.slot is not None
+        excluded.setdefault(loser.slot.index, set()).add(paper.doc_id)
+        at = len(results) if loser is result else results.index(loser)
+        again = gave_way(cite(loser.slot, results[:at]), paper.title, winner, loser.selection.confidence)
+        if loser is result:
+            result = again
+        else:
+            results[at] = hold_back(again, results[:at], threshold)

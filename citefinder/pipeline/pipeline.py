@@ -107,28 +107,32 @@ class Pipeline:
         seeds = seeds_near(text, slots, self.settings.cocited_chars, self._key_doc)
         return cite_slots(self, slots, progress=progress, draft=draft_context(text), seeds=seeds)
 
-    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = ()) -> SlotResult:
+    def cite_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
+                  exclude: Sequence[str] = (), draft_slots: int | None = None) -> SlotResult:
         """Retrieve, fuse, rerank and select for one slot; ``draft`` is the whole draft's context, if any;
-        ``cocited`` the library papers the draft cites near the slot (agent "co-cited")."""
-        query, candidates, traces = self.rank_slot(slot, draft=draft, cocited=cocited)
+        ``cocited`` the library papers the draft cites near the slot (agent "co-cited"); ``exclude`` papers
+        this slot may not cite (another marker of its sentence has them: :mod:`citefinder.select.sentences`),
+        left out as if the library did not hold them; ``draft_slots`` how many slots the draft has (the confidence
+        is adjusted to the draft's length and the library's size: :meth:`Calibration.adjusted`)."""
+        query, candidates, traces = self.rank_slot(slot, draft=draft, cocited=cocited, exclude=exclude)
         ran = self._agents_ran(traces)
         size = self.library.count() - len(self.exclude)
-        confidences = self.calibration.confidences(candidates, ran, size)
+        confidences = self.calibration.confidences(candidates, ran, size, draft_slots)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
         if self.settings.second_paper:
             selection = second_paper(query, shown, confidences, selection)
             if selection.also:
                 t_select = replace(t_select, details={**t_select.details, "also": [p.doc_id for p in selection.also]})
-        t_select = self._explain_confidence(t_select, shown, ran, size)
+        t_select = self._explain_confidence(t_select, shown, ran, size, draft_slots)
         result = SlotResult(slot, query, candidates, selection, traces + (t_select,))
         if self.literature is not None:  # after the selection: a literature paper is never selected
             top = confidences.get(candidates[0].doc_id, 0.0) if candidates else 0.0
             result = self.literature.extend(result, top_confidence=top, exclude=self.exclude)
         return result
 
-    def rank_slot(self, slot: Slot, *, draft: str = "",
-                  cocited: Sequence[str] = ()) -> tuple[Query, tuple[Candidate, ...], tuple[StageTrace, ...]]:
+    def rank_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),
+                  exclude: Sequence[str] = ()) -> tuple[Query, tuple[Candidate, ...], tuple[StageTrace, ...]]:
         """The slot's query, its ranked candidates and the traces so far (reformulate, agents, fuse, rerank):
         :meth:`cite_slot` without the selection (what a check of a written citation needs)."""
         query, t_reform = reformulate(slot)
@@ -140,7 +144,7 @@ class Pipeline:
         if self.settings.llm_rewrite:
             query, t_rewrite = self._rewrite(query, slot.context)
             before += (t_rewrite,)
-        candidates, traces = self._rank(query, before)
+        candidates, traces = self._rank(query, before, exclude=frozenset(exclude))
         return query, candidates, traces
 
     def rank_query(self, query: Query) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
@@ -192,15 +196,16 @@ class Pipeline:
         return self.rewriter.rewrite(query, context)
 
     def _rank(
-        self, query: Query, before: tuple[StageTrace, ...], fusion: Fusion | None = None
+        self, query: Query, before: tuple[StageTrace, ...], fusion: Fusion | None = None,
+        exclude: frozenset[str] = frozenset(),
     ) -> tuple[tuple[Candidate, ...], tuple[StageTrace, ...]]:
         """The query -> agents -> fuse -> rerank; returns candidates and ``before`` + the agents' traces,
         "fuse" and "rerank"."""
         s = self.settings
         fusion = fusion or self.fusion
         rankings, t_agents = retrieve(self.agents, query)
-        if self.exclude:
-            rankings, t_agents = without(self.exclude, rankings, t_agents)
+        if self.exclude or exclude:
+            rankings, t_agents = without(self.exclude | exclude, rankings, t_agents)
         failed = [t for t in t_agents if t.status == "error"]
         if failed and not rankings:
             raise CitefinderError(
@@ -227,12 +232,13 @@ class Pipeline:
         return [t.agent for t in traces if t.kind == "retriever" and t.status == "ok" and t.top]
 
     def _explain_confidence(
-        self, trace: StageTrace, shown: tuple[Candidate, ...], ran: list[str], size: int
+        self, trace: StageTrace, shown: tuple[Candidate, ...], ran: list[str], size: int,
+        draft_slots: int | None = None,
     ) -> StageTrace:
         """Add to the select trace why the top candidate has its confidence."""
         if not shown:
             return trace
-        basis = self.calibration.explain(shown, ran, size)
+        basis = self.calibration.explain(shown, ran, size, draft_slots)
         return replace(trace, details={**trace.details, "confidence_basis": basis})
 
 

@@ -24,6 +24,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -37,12 +38,23 @@ RUNNER_UP = ("margin", "second_firsts")  # meaningless without a runner-up
 
 
 def confidence_words(p: float) -> str:
-    """The confidence as a person reads it: >= 0.7 likely right, >= 0.4 unsure, else unlikely."""
-    if p >= LIKELY_AT:
+    """The confidence as a person reads it: likely right, unsure or unlikely, by :func:`word_cutoffs`."""
+    likely, unsure = word_cutoffs()
+    if p >= likely:
         return LIKELY
-    if p >= UNSURE_AT:
+    if p >= unsure:
         return UNSURE
     return UNLIKELY
+
+
+@lru_cache(maxsize=1)
+def word_cutoffs() -> tuple[float, float]:
+    """(likely right from, unsure from): the shipped model's own (``adjust.words`` of confidence.json, chosen on
+    drafts-dev's training part so that top candidates called *likely right* were right at least 85% of the time and
+    those called *unlikely* under 20%, in libraries of every size: bench/tune.py adjust), else 0.7 and 0.4."""
+    words = json.loads(resources.files("citefinder.data").joinpath("confidence.json").read_text(encoding="utf-8")
+                       ).get("adjust", {}).get("words") or {}
+    return float(words.get("likely", LIKELY_AT)), float(words.get("unsure", UNSURE_AT))
 
 
 # Candidates below the top: p = sigmoid(a + b * logit(number capped at the one above) + c * log(rank)), fit on
@@ -73,9 +85,13 @@ def candidate_features(
     agents_ran: Sequence[str],
     library_size: int,
     agents: Sequence[str] | None = None,
+    draft_slots: int | None = None,
 ) -> dict[str, float]:
     """Features of candidate ``i`` of a fused list (each has a "fused" stage score).
 
+    ``draft_slots``: how many slots the draft being filled has (None: not a draft's slot — a search, a check of
+    a written citation, a benchmark item); it is not a feature of the logistic model but of its adjustment
+    to the library's size and the draft's length (:attr:`Calibration.adjust`).
     Only ``agents`` count (default: those the registry says the confidence reads,
     :func:`~citefinder.retrieve.registry.feature_agents`): an agent it does not read changes no feature,
     also when it runs."""
@@ -112,7 +128,20 @@ def candidate_features(
     f["log_library"] = math.log10(max(1, library_size))
     f["library"] = float(library_size)  # not a model feature: how far outside the training range (see below)
     f["runner_up"] = 1.0 if i + 1 < len(candidates) else 0.0  # not a model feature either
+    if draft_slots is not None:
+        f["draft_slots"] = float(draft_slots)  # read by the adjustment only
     return f
+
+
+def adjust_terms(p: float, feats: Mapping[str, float]) -> dict[str, float]:
+    """The terms :meth:`Calibration.adjusted` may read: the model's log-odds, the library's size and the draft's
+    number of slots (log10), and their products."""
+    q = min(max(p, 1e-4), 1 - 1e-4)
+    logit = math.log(q / (1 - q))
+    lib = math.log10(max(1.0, feats.get("library", 1.0)))
+    slots = math.log10(max(1.0, feats.get("draft_slots", 1.0)))
+    return {"logit": logit, "log_library": lib, "log_slots": slots, "logit_x_log_library": logit * lib,
+            "logit_x_log_slots": logit * slots, "log_library_x_log_slots": lib * slots}
 
 
 def _fused(c: Candidate) -> float:
@@ -132,6 +161,8 @@ class Calibration:
     provenance: str = ""
     reliability: tuple[Mapping[str, float], ...] = field(default_factory=tuple)
     min_library: int = 0  # the smallest library in the training data (0: no tiny-library rule)
+    # the probability adjusted to the library's size and the draft's length (see :meth:`adjusted`); {} = none
+    adjust: Mapping[str, Any] = field(default_factory=dict)
 
     def weight(self, library_size: float | None) -> float:
         """How much rank and agreement count in a library of this size: 1 from ``min_library`` papers on,
@@ -151,22 +182,47 @@ class Calibration:
             elif s < 1.0 and name.startswith(RELATIVE):
                 x = m + s * (x - m)
             z += w * (x - m) / (sc or 1.0)
+        p = 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+        return self.adjusted(p, feats) if self.adjusts(feats) else p
+
+    def adjusts(self, feats: Mapping[str, float]) -> bool:
+        """Whether :meth:`adjusted` applies: a draft's slot (``draft_slots`` known) of a draft and a library of the
+        sizes it was fit on (``min_slots`` slots or more; ``min_library``..``max_library`` papers). Elsewhere the
+        logistic model alone: larger libraries (it was fit on 50k-paper ones too), smaller ones (its own
+        tiny-library rule), and pastes of a few sentences, which no adjustment was measured on."""
+        a = self.adjust
+        return bool(a) and feats.get("draft_slots", 0.0) >= float(a.get("min_slots", 1)) and \
+            float(a.get("min_library", 0)) <= feats.get("library", 0.0) <= float(a["max_library"])
+
+    def adjusted(self, p: float, feats: Mapping[str, float]) -> float:
+        """The logistic model's probability recalibrated for the library's size and the draft's length:
+        ``sigmoid(a + Σ c_t * t)`` over :func:`adjust_terms` (fit on drafts-dev's training part cut into short
+        and long drafts against libraries of 45 to 540 papers: ``bench/tune.py adjust``). A short draft against
+        a library of papers it mostly does not cite is right less often than a whole paper against its own .bib
+        at the same agreement of the agents; the logistic model alone cannot tell the two apart."""
+        terms = adjust_terms(p, feats)
+        z = float(self.adjust["intercept"]) + sum(
+            float(c) * terms[t] for t, c in zip(self.adjust["terms"], self.adjust["coef"], strict=True))
         return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
 
     def confidences(
-        self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int
+        self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int,
+        draft_slots: int | None = None,
     ) -> dict[str, float]:
-        """doc_id -> calibrated probability of being the cited paper, for every candidate."""
+        """doc_id -> calibrated probability of being the cited paper, for every candidate (``draft_slots``: the
+        slot is one of a draft of that many, see :func:`candidate_features`)."""
         return {
-            c.doc_id: round(self.probability(candidate_features(candidates, i, agents_ran, library_size)), 4)
+            c.doc_id: round(self.probability(
+                candidate_features(candidates, i, agents_ran, library_size, draft_slots=draft_slots)), 4)
             for i, c in enumerate(candidates)
         }
 
-    def explain(self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int) -> dict[str, Any]:
+    def explain(self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int,
+                draft_slots: int | None = None) -> dict[str, Any]:
         """Why the top candidate has its confidence: its agents' ranks and the strongest reasons, in words."""
         if not candidates:
             return {}
-        feats = candidate_features(candidates, 0, agents_ran, library_size)
+        feats = candidate_features(candidates, 0, agents_ran, library_size, draft_slots=draft_slots)
         p = self.probability(feats)
         firsts = [a for a in agents_ran if (s := candidates[0].stage(a)) is not None and s.rank == 1]
         ranks = {a: (s.rank if (s := candidates[0].stage(a)) is not None else None) for a in agents_ran}
@@ -181,16 +237,21 @@ class Calibration:
         if self.weight(library_size) < 1.0:
             parts.append(f"a library of {library_size} papers tells little (the confidence was fit on libraries of "
                          f"{self.min_library} or more): only how well it matches the text counts fully")
-        level = self.level(p)
+        adjusted = self.adjusts(feats)
+        if adjusted:
+            parts.append(f"adjusted for a library of {library_size} papers and a draft of {draft_slots} slots")
+        level = self.level(p, adjusted)
         if level:
             parts.append(f"top candidates scored {level['label']} were right {level['precision']:.0%} of the time "
                          f"on training drafts it was not fit on ({int(level['n'])} slots)")
         return {"probability": round(p, 4), "words": confidence_words(p), "ranks": ranks,
                 "explanation": "; ".join(parts), "features": {k: round(v, 4) for k, v in feats.items()}}
 
-    def level(self, p: float) -> Mapping[str, Any] | None:
-        """The reliability-table row (measured on a test part) that ``p`` falls in."""
-        for row in self.reliability:
+    def level(self, p: float, adjusted: bool = False) -> Mapping[str, Any] | None:
+        """The reliability-table row (out of fold on training data) that ``p`` falls in (``adjusted``: the
+        adjustment's own table)."""
+        rows = self.adjust.get("reliability", ()) if adjusted and self.adjust else self.reliability
+        for row in rows:
             if row["lo"] <= p < row["hi"] or (row["hi"] >= 1.0 and p >= row["lo"]):
                 return row
         return None
@@ -206,12 +267,14 @@ class Calibration:
             provenance=str(d.get("provenance", "")),
             reliability=tuple(d.get("reliability", ())),
             min_library=int(d.get("min_library", 0)),
+            adjust=dict(d.get("adjust") or {}),
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {"features": list(self.features), "coef": list(self.coef), "intercept": self.intercept,
                 "mean": list(self.mean), "scale": list(self.scale), "provenance": self.provenance,
-                "reliability": [dict(r) for r in self.reliability], "min_library": self.min_library}
+                "reliability": [dict(r) for r in self.reliability], "min_library": self.min_library,
+                **({"adjust": dict(self.adjust)} if self.adjust else {})}
 
 
 def default_calibration() -> Calibration:

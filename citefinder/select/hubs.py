@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from citefinder.index.names import normalize_name
 from citefinder.retrieve.query.reformulate import STOPWORDS
+from citefinder.select.sentences import gave_way_why
 from citefinder.types import Hit, SlotResult, StageTrace
 
 HUB_FACTOR = 0.8  # chosen on the drafts-dev training part: the strongest that lost no right fill (bench/RESULTS.md)
@@ -89,7 +90,10 @@ def _held(trace: StageTrace, doc: str, conf: float, first: int, why: str, filled
 
 
 def held_back(result: SlotResult) -> str | None:
-    """Why the hub check lowered this slot's confidence, or None."""
+    """Why the hub check lowered this slot's confidence, or why the slot gave its paper up to another marker
+    of its sentence (:mod:`citefinder.select.sentences`), or None."""
     trace = result.trace("select")
     hub = trace.details.get("hub") if trace is not None else None
-    return str(hub["why"]) if isinstance(hub, dict) and hub.get("why") else None
+    if isinstance(hub, dict) and hub.get("why"):
+        return str(hub["why"])
+    return gave_way_why(result)

@@ -7,7 +7,8 @@ from citefinder.types import Hit
 
 
 class Bm25Agent(TextAgent):
-    """BM25 over the library's main index; the slot's own part of the sentence counts twice (``Query.focus``)."""
+    """BM25 over the library's main index, for the slot's own part of its sentence when it shares it
+    (``Query.focus``)."""
 
     name = "bm25"
     uses_variants = True
