@@ -11,7 +11,7 @@ being embedded when it stopped is embedded again by the next run.
 
 Ctrl-C: the main thread waits for a batch's vectors in short slices, so it runs the signal handler at
 once; the stop then waits for the batch being embedded (the worker cannot be interrupted mid-batch). That
-wait is on the batch's future, never an interruptible join of the worker: in Python 3.11 a Ctrl-C landing in
+wait is on the batch's future, never an interruptible join of the worker: in Python 3.11 and 3.12 a Ctrl-C landing in
 ``Thread.join`` marks the still-running worker as finished (cpython#90882), and the interpreter then exits
 under a running forward and aborts ("terminate called without an active exception").
 """

@@ -5,7 +5,7 @@ reads the one "Interrupted: ..." line that says what was kept and how to resume.
 Why: on a large library the cleanup takes a while (a batch in the worker, the BM25 index of every paper),
 and a user who sees nothing happen presses Ctrl-C again. Raised there, that second KeyboardInterrupt left
 the manifest dirty and replaced the message with a bare "interrupted"; worse, when it landed in the join of
-the encode worker, Python 3.11 marks the still-running thread as finished (cpython#90882), so the
+the encode worker, Python 3.11 and 3.12 mark the still-running thread as finished (cpython#90882), so the
 interpreter exited under a running forward and the process aborted ("terminate called without an active
 exception"). While :func:`finishing` holds, one more Ctrl-C is noted and said; a third ends the cleanup at
 once (the next opening of the library rebuilds what it did not save).
