@@ -249,6 +249,7 @@ def test_library_page_imports_a_bib_and_removes_a_paper(tmp_path, monkeypatch):
     assert (report.added, report.duplicates, len(report.failures)) == (2, 1, 1)
     assert any("2 added, 1 duplicates skipped, 1 failed" in plain(w.value) for w in at.warning)
     assert at.metric[0].value == "2"
+    assert any("**Embedder**" in m.value and " on cpu" in m.value for m in at.markdown)  # where imports embed
     table = next(d.value for d in at.dataframe if "title" in d.value.columns)
     assert sorted(table["title"]) == ["Graph Neural Nets for Citation Recommendation",
                                       "Sparse and Dense Retrieval Together"]

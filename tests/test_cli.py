@@ -50,6 +50,17 @@ def test_an_option_after_the_command_wins_and_absent_ones_keep_their_defaults():
     assert (args.chroma_host, args.verbose, args.reranker_command) == ("127.0.0.1:8000", 2, "list")
 
 
+def test_ctrl_c_while_the_options_are_read_is_one_line_and_130(monkeypatch, capsys):
+    import citefinder.cli.main as cli_main
+
+    def interrupted() -> None:  # the parser imports a few modules: a Ctrl-C in the first second lands there
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_main, "build_parser", interrupted)
+    assert main(["library", "stats"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted"
+
+
 def test_help_names_the_global_options(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--help"])

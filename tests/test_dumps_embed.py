@@ -87,7 +87,9 @@ def test_the_bert_encoder_follows_the_device_it_is_given(monkeypatch):
 
 
 @pytest.mark.slow
-def test_cli_embed_says_which_device_embedded(tmp_path, capsys, gpu):
+def test_cli_embed_says_which_device_embedded(tmp_path, capsys, gpu, monkeypatch):
+    import torch
+
     gpu(False)
     lib = str(tmp_path / "lib")
     assert main(["--library", lib, "library", "import", str(ARXIV), "--defer-embedding", "--category", "cs.CL"]) == 0
@@ -97,6 +99,16 @@ def test_cli_embed_says_which_device_embedded(tmp_path, capsys, gpu):
     assert "embedded 4 papers on cpu (" in out and "papers/s" in out and "4 of 4 papers have dense vectors" in out
     assert main(["--library", lib, "library", "import", str(ARXIV), "--category", "hep-th", "--device", "auto"]) == 0
     assert "embedded on cpu (" in capsys.readouterr().out  # an import that embeds says where too
+    for device in ("auto", "cpu"):  # stats says where `library embed` would embed, without loading the model
+        assert main(["--library", lib, "library", "stats", "--json", "--device", device]) == 0
+        assert json.loads(capsys.readouterr().out)["embedder_device"] == "cpu"
+    gpu(True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "Fake GPU 80GB")
+    assert main(["--library", lib, "library", "stats"]) == 0
+    assert "embedder_device: cuda (Fake GPU 80GB)" in capsys.readouterr().out
+    assert main(["--library", lib, "library", "stats", "--device", "cpu"]) == 0
+    assert "embedder_device: cpu" in capsys.readouterr().out
+    gpu(False)
     for command in (["embed"], ["import", str(ARXIV), "--category", "cs.LG"]):  # said before anything is read
         assert main(["--library", lib, "library", *command, "--device", "cuda"]) == 2
         assert "no CUDA GPU" in capsys.readouterr().err

@@ -43,8 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = lsub.add_parser("embed", help="compute the dense vectors of papers imported with --defer-embedding (resumable)")
     cli_dumps.add_device_option(p)
     _common(p)
-    p = lsub.add_parser("stats", help="what the library holds")
+    p = lsub.add_parser("stats", help="what the library holds, and on which device `library embed` would embed")
     p.add_argument("--json", action="store_true")
+    cli_dumps.add_device_option(p)
     _common(p)
     p = lsub.add_parser("search", help="keyword (BM25) search of the library")
     p.add_argument("query")
@@ -255,7 +256,11 @@ def cmd_fill(args: argparse.Namespace, settings: Any) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)  # imports a few modules: a Ctrl-C can land here too
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     configure_logging(args.verbose)
     from citefinder.config import offline_environment
 

@@ -10,13 +10,16 @@ its vectors are ready, so a killed import keeps every fully written batch, as be
 being embedded when it stopped is embedded again by the next run.
 
 Ctrl-C: the main thread waits for a batch's vectors in short slices, so it runs the signal handler at
-once; the stop then waits for the batch being embedded (the worker cannot be interrupted mid-batch).
+once; the stop then waits for the batch being embedded (the worker cannot be interrupted mid-batch). That
+wait is on the batch's future, never an interruptible join of the worker: in Python 3.11 and 3.12 a Ctrl-C landing in
+``Thread.join`` marks the still-running worker as finished (cpython#90882), and the interpreter then exits
+under a running forward and aborts ("terminate called without an active exception").
 """
 
 from __future__ import annotations
 
 import logging
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, Sequence
 
 import numpy as np
@@ -33,10 +36,15 @@ class EncodeAhead:
     def __init__(self, embedder: Any) -> None:
         self._embedder = embedder
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citefinder-encode")
+        self._submitted: list[Future[np.ndarray]] = []
+        self._closed = False
 
     def submit(self, papers: Sequence[Paper]) -> "Future[np.ndarray]":
         texts = [embedding_text(p) for p in papers]
-        return self._pool.submit(self._embedder.encode, texts)
+        self._submitted = [f for f in self._submitted if not f.done()]
+        future = self._pool.submit(self._embedder.encode, texts)
+        self._submitted.append(future)
+        return future
 
     @staticmethod
     def result(future: "Future[np.ndarray]") -> np.ndarray:
@@ -49,8 +57,20 @@ class EncodeAhead:
                 continue
 
     def close(self) -> None:
-        """Stop: queued batches are cancelled; one being embedded finishes first (its vectors are dropped)."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """Stop: queued batches are cancelled; one being embedded finishes first (its vectors are dropped).
+
+        A Ctrl-C raised during the wait ends it (:func:`citefinder.library.stopping.finishing` decides when);
+        the worker still ends before the interpreter does, as its thread is joined only once it is idle.
+        """
+        if self._closed:
+            return
+        for f in self._submitted:
+            f.cancel()  # only those not started yet
+        idle = self._pool.submit(int)  # one worker, in order: done once every batch before it is
+        while idle not in wait([idle], timeout=0.2).done:
+            continue
+        self._closed = True
+        self._pool.shutdown(wait=True, cancel_futures=True)  # the worker is idle: it ends at once
 
     def __enter__(self) -> "EncodeAhead":
         return self

@@ -9,7 +9,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from citefinder.errors import CitefinderError, ImportInterrupted, StoreUnavailableError
-from citefinder.library import faults, writes
+from citefinder.library import faults, stopping, writes
 from citefinder.library.ahead import EncodeAhead
 from citefinder.library.chroma import where
 from citefinder.library.identity import identity
@@ -53,10 +53,14 @@ class LibraryEmbeds(LibraryWrites):
                     flying = nxt
                     if flying is None:
                         break
-            except BaseException as e:
                 if ahead is not None:
-                    ahead.close()
-                self._finish_after_failure(changed=bool(done))
+                    ahead.close()  # idle by now (or stopped between batches: the one in flight is dropped)
+                self._commit(changed=bool(done))  # a Ctrl-C here too ends in the message below
+            except BaseException as e:
+                with stopping.finishing("waiting for the batch being embedded and saving the library's state"):
+                    if ahead is not None:
+                        ahead.close()
+                    self._finish_after_failure(changed=bool(done))
                 left = f"{done} papers were embedded and the others still wait in the queue"
                 if faults.classify(e) == faults.INTERRUPTED:
                     raise ImportInterrupted(
@@ -66,7 +70,6 @@ class LibraryEmbeds(LibraryWrites):
                     raise
                 raise StoreUnavailableError(faults.explain(e, where=where(self.settings), kept=left,
                                                            resume="run `citefinder library embed` again")) from e
-            self._commit(changed=bool(done))
         return done
 
     def _embed_queued(self, batch: list[Paper], todo: list[Any], vectors: "Future[Any] | None") -> int:

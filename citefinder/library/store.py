@@ -43,7 +43,7 @@ from citefinder.library.chroma import (
     writable,
 )
 from citefinder.library.core import BM25_DIR
-from citefinder.library.embedder import Embedder
+from citefinder.library.embedder import Embedder, resolve_device
 from citefinder.library.lockfile import FolderLock
 from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.pending import PendingQueue
@@ -143,6 +143,7 @@ class Library(LibraryRepairs):
             "awaiting_vectors": self.pending_count(),
             "bm25_documents": len(self._ensure_bm25()),
             "embedder": self.embedder.spec.to_dict(),
+            "embedder_device": embeds_on(self.embedder),
             "generation": manifest.get("generation", 0),
             **_memory_counts(self),
             "disk_bytes": _du(self.path),
@@ -177,6 +178,17 @@ def _memory_counts(library: Library) -> dict[str, Any]:
         return memory_counts(library)
     except LibraryError as e:
         return {"contexts": f"unreadable: {e}"}
+
+
+def embeds_on(embedder: Embedder) -> str:
+    """Where ``embedder`` embeds: the device its loaded model runs on, else the one it would take (its device
+    resolved as `library embed` resolves it, without loading the model): "cpu" or "cuda (NVIDIA H100 ...)"."""
+    device = embedder.device_used or resolve_device(embedder.device, embedder.name)
+    if device != "cuda":
+        return device
+    import torch
+
+    return f"cuda ({torch.cuda.get_device_name(0)})"
 
 
 def _du(path: Path) -> int:

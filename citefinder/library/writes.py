@@ -14,6 +14,7 @@ from typing import Any
 
 from citefinder.errors import CitefinderError, ImportAbortedError, ImportInterrupted, StoreUnavailableError
 from citefinder.library import bibentry, faults
+from citefinder.library import stopping
 from citefinder.library.ahead import EncodeAhead
 from citefinder.library.chroma import papers_of, where
 from citefinder.library.core import LibraryCore
@@ -120,12 +121,14 @@ class LibraryWrites(LibraryCore):
                 self._pass_batch(ahead, flying, None, keys, added, failures, defer_embedding)
                 updated = self._adopt(rekey, keep=given, defer=defer_embedding) if rekey else []
             except BaseException as e:
-                if ahead is not None:
-                    ahead.close()
-                # an interrupt can land between a batch reaching the store and its bookkeeping: count the store
-                stored = self._stored_since(before, len(added))
-                report = ImportReport(stored, dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
-                self._finish_after_failure(changed=bool(stored))
+                # a second Ctrl-C while the worker finishes its batch or the state is saved must not cut this short
+                with stopping.finishing("waiting for the batch being embedded and saving the library's state"):
+                    if ahead is not None:
+                        ahead.close()
+                    # an interrupt can land between a batch reaching the store and its bookkeeping: count the store
+                    stored = self._stored_since(before, len(added))
+                    report = ImportReport(stored, dupes, tuple(failures), tuple(added), time.perf_counter() - t0)
+                    self._finish_after_failure(changed=bool(stored))
                 raise self._aborted(e, report, "import") from e
             self._commit(changed=bool(added) or bool(rekey))  # (the idle worker ends with ``ahead``)
         changed = tuple(p.key or p.doc_id for p in updated)

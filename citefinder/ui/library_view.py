@@ -41,7 +41,8 @@ def header(library: Library) -> None:
     c1.metric("Papers", f"{stats['papers']:,}")
     c2.markdown(f"**Folder**  \n{escape_markdown(stats['library'])}")
     c3.markdown(f"**Store** · {escape_markdown(stats['mode'])}  \n"
-                f"**Embedder** · {escape_markdown(stats['embedder'].get('model', ''))}")
+                f"**Embedder** · {escape_markdown(stats['embedder'].get('model', ''))}"
+                + (f" on {escape_markdown(stats['embedder_device'])}" if stats.get("embedder_device") else ""))
     health(library)
 
 
