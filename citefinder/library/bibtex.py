@@ -250,7 +250,7 @@ def _entry(paper: Paper, key: str):
     return Entry(entry_type, key, fields)
 
 
-def _suffix(n: int) -> str:
+def letter_suffix(n: int) -> str:
     """1 -> "a", 26 -> "z", 27 -> "aa" ..."""
     out = ""
     while n > 0:
@@ -305,7 +305,7 @@ def papers_to_bibtex(
         key, n = base, 0
         while key in used or (key != own[g] and taken is not None and taken(key)):
             n += 1
-            key = f"{base}{_suffix(n)}"
+            key = f"{base}{letter_suffix(n)}"
         if own[g]:
             log.warning("two papers carry the key %r; writing %r for %r", own[g], key, group[0].title[:60])
         chosen[g] = key

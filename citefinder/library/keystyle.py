@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from citefinder.library.bibtex import bib_key_for
+from citefinder.library.bibtex import bib_key_for, letter_suffix
 from citefinder.types import Paper
 
 MIN_SHARE = 0.3  # a style must write at least this share of the user's keys exactly
@@ -156,13 +156,5 @@ def key_in_style(paper: Paper, style: KeyStyle, taken: Callable[[str], bool]) ->
     key, n = base, 0
     while taken(key):
         n += 1
-        key = f"{base}{_suffix(n)}"
+        key = f"{base}{letter_suffix(n)}"
     return key
-
-
-def _suffix(n: int) -> str:
-    out = ""
-    while n > 0:
-        n, r = divmod(n - 1, 26)
-        out = chr(ord("a") + r) + out
-    return out

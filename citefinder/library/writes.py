@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.errors import CitefinderError, ImportAbortedError, ImportInterrupted, StoreUnavailableError
-from citefinder.library import bibentry, faults
-from citefinder.library import stopping
+from citefinder.library import bibentry, faults, stopping
 from citefinder.library.ahead import EncodeAhead
 from citefinder.library.chroma import papers_of, where
 from citefinder.library.core import LibraryCore
