@@ -55,3 +55,24 @@ def test_online_sources_on_the_settings_page(monkeypatch: pytest.MonkeyPatch, tm
     next(b for b in at.button if b.label == "Forget the cached answers").click().run()
     assert AnswerCache(library / "sources-cache.sqlite", 1e9).count() == 0
     assert "No cached answers yet" in " ".join(c.value for c in at.caption)
+
+
+def test_the_literature_is_chosen_on_the_settings_page_and_checked_first(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path,
+                                                                          user_settings_file: Path) -> None:
+    library = tmp_path / "lib"
+    library.mkdir()
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
+    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+    at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
+    field = "Literature library folder, or openalex, s2, arxiv, crossref"
+    by_label(at.text_input, field).set_value(str(tmp_path / "not-a-library"))
+    at.button(key="FormSubmitter:literature-Apply").click().run()
+    assert at.session_state[state.SETTINGS].literature == ""  # refused: no such library folder, no service
+    assert any("neither a CiteFinder library folder" in e.value for e in at.error)
+    by_label(at.text_input, field).set_value("openalex")
+    at.radio[0].set_value("always")
+    at.button(key="FormSubmitter:literature-Apply").click().run()
+    settings = at.session_state[state.SETTINGS]
+    assert (settings.literature, settings.literature_when) == ("openalex", "always")
+    assert '"literature": "openalex"' in user_settings_file.read_text()  # kept for the user, as other settings

@@ -21,6 +21,38 @@ def cache_file(settings: Settings) -> Path:
     return Path(settings.sources_cache or cache_path(settings.library.expanduser())).expanduser()
 
 
+WHEN = {"unsure": "When nothing of yours is confident", "always": "For every slot"}
+
+
+def literature_form(settings: Settings) -> None:
+    """The literature beside the user's library (the settings ``literature`` and ``literature_when``): a literature
+    library folder or an online source's name, checked before it is kept."""
+    from citefinder.library.readonly import is_library_folder
+    from citefinder.ui import settings_view
+
+    st.subheader("The literature")
+    st.caption("A literature library folder (built with `citefinder library import` from the arXiv, OpenAlex or "
+               "Semantic Scholar dumps) or an online source's name. Your entries are completed from it (the "
+               "Library page's *Complete from*, a .bib paired on the Cite page), and slots none of your papers fills "
+               "confidently are searched there: what it finds is offered as *not in your library*, never filled in. "
+               "Your .bib files are never changed.")
+    with st.form("literature"):
+        spec = st.text_input("Literature library folder, or openalex, s2, arxiv, crossref",
+                             value=settings.literature, placeholder="empty: off")
+        when = st.radio("Search it", list(WHEN), format_func=WHEN.__getitem__, horizontal=True,
+                        index=list(WHEN).index(settings.literature_when))
+        saved = st.form_submit_button("Apply", type="primary")
+    if not saved:
+        return
+    spec = spec.strip()
+    if spec and spec.lower() not in SERVICES and not is_library_folder(Path(spec).expanduser()):
+        st.error(f"Not applied. {escape_markdown(spec)} is neither a CiteFinder library folder nor one of "
+                 f"{', '.join(SERVICES)}.", icon=":material/error:")
+        return
+    if settings_view.apply({"literature": spec, "literature_when": when}):
+        st.success(f"The literature is {escape_markdown(spec)}." if spec else "The literature is off.")
+
+
 def online_form(settings: Settings) -> None:
     from citefinder.sources.registry import open_source
     from citefinder.ui import settings_view
