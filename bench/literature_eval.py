@@ -1,6 +1,7 @@
 """The literature tier measured (issue 36, "Discovery"): papers you don't have yet, found in a literature library.
 
-    python bench/literature_eval.py drafts --literature /work/lit/papers-333k --part train --out bench/out/lit-train.json
+    python bench/literature_eval.py drafts --literature /work/lit/papers-333k --part train \
+        --out bench/out/lit-train.json
     python bench/literature_eval.py citeme --literature /work/lit/papers-333k --out bench/out/lit-citeme.json
     python bench/literature_eval.py cold --literature /work/lit/papers-333k
 
@@ -17,27 +18,59 @@ own best paper is unsure, the default ``when``). Every other slot is scored by t
 view, as the tier runs it): R@1/5/10 and the selection, to set beside the 50k library's figure.
 
 ``cold``: a fresh process opens the literature library and searches one slot: the tier's cold start.
+
+``index``: a library folder (a COPY of a literature library, never the one searched read-only) opened as a library
+and the derived indexes of the literature agents built into it, the exact-search vectors included whatever the
+size (the read-only view reads ``indexes/vectors`` only when it is current; ``library embed`` above
+``exact_dense_max`` papers leaves it to Chroma's HNSW index).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
 import resource
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared/data"
 
 
-def drafts(args: argparse.Namespace) -> dict:
+class GoldWorks:
+    """Which literature candidates are a slot's cited paper: its doc_id in the literature folder, else the same
+    work by the identity rule (a shared DOI or arXiv id; a shared title unless the year or first author says
+    otherwise): an online source names its records by the identity rule, not by the folder's ids."""
+
+    def __init__(self, folder: Path) -> None:
+        from citefinder.sources.local import LocalLiterature
+
+        self.local = LocalLiterature.open(folder)
+
+    def rank(self, candidates: list, gold: list[str]) -> int | None:
+        from citefinder.library.identity import dedupe_keys, same_work
+
+        papers = self.local.get(gold) if gold else []
+        keys = {k: p for p in papers for k in dedupe_keys(p)}
+        for n, c in enumerate(candidates, 1):
+            if c.doc_id in gold or any(k in keys and same_work(k, keys[k], c.paper) for k in dedupe_keys(c.paper)):
+                return n
+        return None
+
+
+def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = None) -> dict:
+    """``make_search(settings, library)``: the literature searched (default: the folder ``--literature`` through
+    :class:`LibraryLiterature`); a search that counts its calls says how many the last one sent
+    (``last_calls``). ``variants(library)``: other tiers by name, asked for the removed slots only and scored
+    beside the main one (``rows[i]["variants"]``). ``args.warm``: every slot's tier asked twice, the second
+    time timed as ``lit_warm_s`` (an online source's cache answers it) and checked to give the same papers."""
     from citefinder.config import Settings
     from citefinder.evaluate.drafts import key_to_doc_id, open_draft_library
     from citefinder.library.identity import surname
-    from citefinder.pipeline.literature import LibraryLiterature, LiteratureTier
+    from citefinder.pipeline.literature import LibraryLiterature, LiteratureTier, Priors
     from citefinder.pipeline.pipeline import Pipeline
     from citefinder.retrieve.agents.draft import draft_context
     from citefinder.text.slots import find_slots
@@ -59,11 +92,16 @@ def drafts(args: argparse.Namespace) -> dict:
         bib = DATA / "drafts-dev" / name / args.bib
         library = open_draft_library(settings, bib, folder)
         if search is None:
-            search = LibraryLiterature(settings, args.literature, embedder=library.embedder)
+            search = (make_search(settings, library) if make_search is not None
+                      else LibraryLiterature(lit_settings(settings, args), args.literature,
+                                             embedder=library.embedder))
+            gold_works = GoldWorks(args.literature)
         doc_of = key_to_doc_id(library, bib)
         pipeline = Pipeline(library.settings, library)
         # 100 kept (R@10 reads the first 10): the rest are what a re-ranking of the tier is tuned on
-        tier = LiteratureTier(search, library, when="always", threshold=settings.confidence_threshold, shown=100)
+        tier = LiteratureTier(search, library, when="always", threshold=settings.confidence_threshold, shown=100,
+                              priors=Priors() if getattr(args, "own_order", False) else None)
+        others = variants(library) if variants is not None else {}
         own_years = [p.year for p in library.iter_papers() if p.year]
         own_surnames = sorted({surname(a) for p in library.iter_papers() for a in p.authors} - {""})
         text = (DATA / "drafts-dev" / name / "draft.txt").read_text(encoding="utf-8")
@@ -84,14 +122,25 @@ def drafts(args: argparse.Namespace) -> dict:
             start = time.perf_counter()
             extended = tier.extend(result, top_confidence=top, exclude=pipeline.exclude)
             lit_s = time.perf_counter() - start
+            calls = getattr(search, "last_calls", None)
             assert extended.candidates == result.candidates and extended.selection == result.selection
             lit_ids = [c.doc_id for c in extended.literature]
+            extra: dict[str, Any] = {}
+            if getattr(args, "warm", False):
+                start = time.perf_counter()
+                again = tier.extend(result, top_confidence=top, exclude=pipeline.exclude)
+                extra.update(lit_warm_s=time.perf_counter() - start, calls_warm=getattr(search, "last_calls", None),
+                             warm_same=[c.doc_id for c in again.literature] == lit_ids)
+            if removed and others:
+                extra["variants"] = {v: gold_works.rank(list(t.extend(result, top_confidence=top,
+                                                                      exclude=pipeline.exclude).literature[:10]),
+                                                        lit_gold) for v, t in others.items()}
             top10 = extended.literature[:10]
             sel = extended.selection
             rows.append({
                 "id": f"{name}:{g['slot']}", "removed": removed, "own_gold": own_gold, "lit_gold": lit_gold,
                 "unsure": not (sel.status == "found" and top >= settings.confidence_threshold),
-                "lit_rank": next((i for i, d in enumerate(lit_ids, 1) if d in lit_gold), None),
+                "lit_rank": gold_works.rank(list(extended.literature), lit_gold),
                 "own_rank": next((i for i, c in enumerate(result.candidates, 1) if c.doc_id in own_gold), None),
                 "selected": sel.paper.doc_id if sel.status == "found" and sel.paper else None,
                 "selected_literature": any(p.doc_id in lit_ids and p.doc_id not in own_gold
@@ -105,16 +154,33 @@ def drafts(args: argparse.Namespace) -> dict:
                          round(c.stage("literature").score, 4), round(c.stage("fused").score, 5),
                          {s.stage: s.rank for s in c.scores}] for c in extended.literature] if removed else [],
                 "yours_dropped": len((extended.trace("literature").details or {}).get("yours", [])),
-                "own_s": own_s, "lit_s": lit_s,
+                "own_s": own_s, "lit_s": lit_s, "calls": calls, **extra,
             })
         years[name] = {"max": max(own_years, default=None), "surnames": own_surnames}
     pipeline.exclude = base
+    assert search is not None
     return {"kind": "drafts", "papers": papers, "bib": args.bib, "literature": str(args.literature),
-            "query_encoder": settings.query_encoder, "wall_s": time.perf_counter() - t0,
+            "query_encoder": settings.query_encoder, **library_facts(search),
+            "own_order": getattr(args, "own_order", False), "priors": asdict(tier.priors),
+            "wall_s": time.perf_counter() - t0,
             "summary": summarize(rows), "libraries_seen": years, "rows": rows,
             # the removed slots as tune.py's outcomes: the gold is the cited paper's literature records
             "outcomes": [{"id": r["id"], "answerable": True, "gold": r["lit_gold"], "lists": r["lists"]}
                          for r in rows if r["removed"]]}
+
+
+def lit_settings(settings, args: argparse.Namespace):  # noqa: ANN001, ANN201 - bench helper
+    """The settings the literature is searched with: ``--lit-query-encoder`` for the literature alone."""
+    encoder = getattr(args, "lit_query_encoder", None)
+    return settings.with_overrides(query_encoder=encoder) if encoder else settings
+
+
+def library_facts(search: Any) -> dict:
+    """A literature library's query side, fusion and vectors (nothing for an online source)."""
+    if not hasattr(search, "view"):
+        return {}
+    return {"literature_query_encoder": search.view.settings.query_encoder,
+            "literature_fusion": search.pipeline.fusion.to_dict(), "with_vectors": search.view.embedded_count()}
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -126,6 +192,9 @@ def summarize(rows: list[dict]) -> dict:
         return sum(1 for r in group if r["lit_rank"] is not None and r["lit_rank"] <= k) / max(1, len(group))
 
     lit_s = sorted(r["lit_s"] for r in rows)
+    named = sorted({v for r in removed for v in r.get("variants", {})})
+    variants = {v: {f"R@{k}": sum(1 for r in removed if (n := r["variants"].get(v)) is not None and n <= k)
+                    / max(1, len(removed)) for k in (1, 5, 10)} for v in named}
     return {
         "removed_slots": len(removed),
         "lit_R@1": at(removed, 1), "lit_R@5": at(removed, 5), "lit_R@10": at(removed, 10),
@@ -138,7 +207,21 @@ def summarize(rows: list[dict]) -> dict:
         "lit_ms_p50": 1000 * lit_s[len(lit_s) // 2] if lit_s else 0.0,
         "lit_ms_p95": 1000 * lit_s[int(len(lit_s) * 0.95)] if lit_s else 0.0,
         "unsure_of_other": sum(1 for r in other if r["unsure"]) / max(1, len(other)),
+        **agent_recall(removed),
+        **({"variants": variants} if variants else {}),
     }
+
+
+def agent_recall(removed: list[dict]) -> dict:
+    """Per literature agent, the share of removed slots whose gold is in its list (its top 100); "any": in one."""
+    agents = sorted({a for r in removed for a in r["lists"]})
+
+    def found(r: dict, names: list[str]) -> bool:
+        return any(d in r["lit_gold"] for a in names for d, _rank, _score in r["lists"].get(a, ()))
+
+    n = max(1, len(removed))
+    return {"agents_R@100": {a: sum(found(r, [a]) for r in removed) / n for a in agents},
+            "any_agent_R@100": sum(found(r, agents) for r in removed) / n}
 
 
 def citeme(args: argparse.Namespace) -> dict:
@@ -149,13 +232,14 @@ def citeme(args: argparse.Namespace) -> dict:
 
     settings = Settings().with_overrides(**({"query_encoder": args.query_encoder} if args.query_encoder else {}))
     t0 = time.perf_counter()
-    lit = LibraryLiterature(settings, args.literature)
+    lit = LibraryLiterature(lit_settings(settings, args), args.literature)
     opened = time.perf_counter() - t0
     items = load_items(DATA / "citeme.jsonl", split=args.split)
     outcomes = run_items(lit.pipeline, items, keep_traces=False)
     scored = score(outcomes, items)
     return {"kind": "citeme", "split": args.split, "literature": str(args.literature), "open_s": opened,
-            "query_encoder": settings.query_encoder, "papers": lit.view.count(), "with_vectors": lit.view.embedded_count(),
+            "query_encoder": lit.view.settings.query_encoder, "fusion": lit.pipeline.fusion.to_dict(),
+            "papers": lit.view.count(), "with_vectors": lit.view.embedded_count(),
             "wall_s": time.perf_counter() - t0, **scored, "outcomes": [asdict(o) for o in outcomes]}
 
 
@@ -167,7 +251,7 @@ def cold(args: argparse.Namespace) -> dict:
     from citefinder.text.slots import find_slots
 
     imported = time.perf_counter() - t0
-    lit = LibraryLiterature(Settings(), args.literature)
+    lit = LibraryLiterature(lit_settings(Settings(), args), args.literature)
     opened = time.perf_counter() - t0
     slot = find_slots("Transformers replaced recurrence with self-attention entirely [CITATION].", 1)[0]
     ranked = lit.rank(reformulate(slot)[0])
@@ -177,20 +261,47 @@ def cold(args: argparse.Namespace) -> dict:
                                     1)[0])[0])
     return {"kind": "cold", "imports_s": imported, "open_s": opened - imported, "first_slot_s": first - opened,
             "to_first_result_s": first, "second_slot_s": time.perf_counter() - again,
-            "top": [c.paper.title for c in ranked.candidates[:3]],
+            "top": [c.paper.title for c in ranked.candidates[:3]], "with_vectors": lit.view.embedded_count(),
+            "exact_dense_max": lit.view.settings.exact_dense_max, "query_encoder": lit.view.settings.query_encoder,
+            "agents": {t.agent: t.status for t in ranked.traces if t.kind == "retriever"},
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def index(args: argparse.Namespace) -> dict:
+    from citefinder.config import Settings
+    from citefinder.index.base import derived_indexes
+    from citefinder.library.store import Library
+    from citefinder.pipeline.literature import LITERATURE_AGENTS
+    from citefinder.retrieve.registry import index_kinds
+
+    t0 = time.perf_counter()
+    settings = Settings(library=args.literature, agents=LITERATURE_AGENTS, exact_dense_max=10**9)
+    library = Library.open(settings)
+    kinds = index_kinds(settings, library)
+    built = {}
+    for kind in kinds:
+        start = time.perf_counter()
+        derived_indexes(library).rebuild([kind], library)
+        built[kind.name] = round(time.perf_counter() - start, 1)
+        print(kind.name, built[kind.name], file=sys.stderr, flush=True)
+    return {"kind": "index", "literature": str(args.literature), "papers": library.count(),
+            "embedded": library.embedded_count(), "built_s": built, "wall_s": time.perf_counter() - t0,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=("drafts", "citeme", "cold"))
+    p.add_argument("what", choices=("drafts", "citeme", "cold", "index"))
     p.add_argument("--literature", type=Path, required=True)
     p.add_argument("--part", choices=("train", "test"), default="train")
     p.add_argument("--papers")
     p.add_argument("--split", default="test")
     p.add_argument("--bib", default="refs.bib")
     p.add_argument("--libraries", type=Path, default=ROOT / "bench/out/drafts-libs")
-    p.add_argument("--query-encoder")
+    p.add_argument("--query-encoder", help="the query side of the user's library and the literature")
+    p.add_argument("--lit-query-encoder", help="the query side of the literature alone")
+    p.add_argument("--own-order", action="store_true",
+                   help="the literature's own order (neutral priors): what literature_tune.py tunes on")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
@@ -198,7 +309,7 @@ def main() -> int:
 
     offline_environment()
     load = Path("/proc/loadavg").read_text().split()[0]
-    result = {"drafts": drafts, "citeme": citeme, "cold": cold}[args.what](args)
+    result = {"drafts": drafts, "citeme": citeme, "cold": cold, "index": index}[args.what](args)
     result["load_before"], result["load_after"] = load, Path("/proc/loadavg").read_text().split()[0]
     shown = {k: v for k, v in result.items() if k not in ("rows", "outcomes")}
     print(json.dumps(shown.get("summary", shown), indent=1, default=str)[:3000])

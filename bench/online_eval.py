@@ -28,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared/data"
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 PACE = {"openalex": 0.1, "s2": 1.0, "arxiv": 3.0, "crossref": 0.1}
 
@@ -190,6 +191,142 @@ def discover(args: argparse.Namespace) -> dict:
     return out
 
 
+class Counted:
+    """A literature search whose calls to the fake are counted (``last_calls``: what its last ``rank`` sent)."""
+
+    def __init__(self, search: Any, fake: Any) -> None:
+        self.search, self.fake, self.name = search, fake, search.name
+        self.last_calls = 0
+
+    def rank(self, query: Any) -> Any:
+        before = len(self.fake.seen)
+        try:
+            return self.search.rank(query)
+        finally:
+            self.last_calls = len(self.fake.seen) - before
+
+
+class Prefix:
+    """A source asked once per text for ``depth`` records, answering any ``k`` <= depth with its first k (a
+    relevance-sorted search's top k is the top of its top ``depth``): the variants share one call per slot."""
+
+    def __init__(self, source: Any, depth: int) -> None:
+        self.source, self.depth = source, depth
+        self.name, self.sends = source.name, source.sends
+
+    def lookup(self, queries: Any) -> Any:
+        return self.source.lookup(queries)
+
+    def search(self, text: str, k: int) -> list[Any]:
+        return self.source.search(text, self.depth)[:k]
+
+
+def memo_embedder(settings: Any) -> Any:
+    """An embedder that encodes each text once (the variants embed the same records again and again)."""
+    from citefinder.library.embedder import Embedder
+
+    class Memo(Embedder):
+        seen: dict[str, Any] = {}
+
+        def encode(self, texts: Any, *, progress: Any = None) -> Any:
+            import numpy as np
+
+            todo = [t for t in dict.fromkeys(texts) if t not in self.seen]
+            if todo:
+                self.seen.update(zip(todo, super().encode(todo), strict=True))
+            return np.stack([self.seen[t] for t in texts]) if texts else super().encode([])
+
+    return Memo(settings.embedder, settings.embed_max_seq_length, settings.embed_batch_size)
+
+
+def variant(settings: Any, source: Any, library: Any, *, k: int, weight: float, send: str,
+            embedder: Any) -> Any:
+    """A tier over ``source`` asking ``k`` records, the source's order fused at ``weight``, sending the slot's
+    ``send`` ("window": as shipped; "focus": the slot's own part of its sentence, what the local BM25 searches;
+    "text": its sentence)."""
+    from dataclasses import replace
+
+    import citefinder.pipeline.literature as lit
+
+    class Tuned(lit.SourceLiterature):
+        def rank(self, query: Any) -> Any:
+            shipped = lit.SOURCE_WEIGHT
+            lit.SOURCE_WEIGHT = weight  # the shipped code path, with the weight tried
+            try:
+                asked = query if send == "window" else replace(query, window=getattr(query, send))
+                return super().rank(asked)
+            finally:
+                lit.SOURCE_WEIGHT = shipped
+
+    return lit.LiteratureTier(Tuned(settings, source, embedder=embedder, k=k), library, when="always",
+                              threshold=settings.confidence_threshold, shown=10)
+
+
+GRID_K = (10, 30, 50, 100)
+GRID_W = (0.0, 0.3, 1.0, 3.0)
+GRID_SEND = ("window", "focus")
+
+
+def tier(args: argparse.Namespace) -> dict:
+    """The literature tier with an online source, through the shipped path (``open_literature`` of the source,
+    as ``fill --literature s2`` opens it), on drafts-dev's part: bench/literature_eval.py's figures, the calls
+    and seconds cold (a fresh cache) and warm (each slot asked again), and the grid of variants."""
+    import literature_eval
+
+    from citefinder.config import Settings
+    from citefinder.pipeline.literature import open_literature
+
+    local, fake = start(args.literature)
+    out: dict[str, Any] = {}
+    for service in args.services.split(","):
+        cache = Path(tempfile.mkdtemp()) / "cache.sqlite"
+        source = online(fake, service, cache)
+        grid = online(fake, service, Path(tempfile.mkdtemp()) / "cache.sqlite")
+        settings = Settings()
+        memo = memo_embedder(settings) if args.grid else None
+
+        def make(settings: Any, library: Any, source: Any = source) -> Counted:
+            return Counted(open_literature(source, settings, embedder=library.embedder), fake)
+
+        def variants(library: Any, grid: Any = grid, memo: Any = memo, settings: Any = settings) -> dict[str, Any]:
+            if not args.grid:
+                return {}
+            deep = Prefix(grid, max(GRID_K))
+            out = {f"k{k}-w{w}-{send}": variant(settings, deep, library, k=k, weight=w, send=send, embedder=memo)
+                   for k in GRID_K for w in GRID_W for send in GRID_SEND}
+            out["k30-w0.3-window-nodense"] = variant(settings, deep, library, k=30, weight=0.3, send="window",
+                                                     embedder=None)
+            return out
+
+        before = len(fake.seen)
+        result = literature_eval.drafts(args, make_search=make, variants=variants)
+        result["service"] = service
+        result["calls_all"] = len(fake.seen) - before
+        rows = result["rows"]
+        result["cold"] = {"calls": sum(r["calls"] for r in rows), "tier_s": sum(r["lit_s"] for r in rows),
+                          "engine_s": sum(r["own_s"] for r in rows),
+                          "paced_wait_s": paced_wait(rows, PACE[service])}
+        result["warm"] = {"calls": sum(r["calls_warm"] for r in rows), "tier_s": sum(r["lit_warm_s"] for r in rows),
+                          "same_papers": sum(r["warm_same"] for r in rows)}
+        print(service, result["summary"], result["cold"], result["warm"], file=sys.stderr, flush=True)
+        out[service] = result
+    fake.close()
+    return out
+
+
+def paced_wait(rows: list[dict], interval_s: float) -> float:
+    """What the service's pace would have added to the cold run: the slots run one after another (the engine,
+    then the tier); each call that is sent waits until ``interval_s`` after the one before it."""
+    now, last, waited = 0.0, float("-inf"), 0.0
+    for r in rows:
+        now += r["own_s"]
+        if r["calls"]:
+            wait = max(0.0, last + interval_s - now)
+            waited, now, last = waited + wait, now + wait, now + wait
+        now += r["lit_s"] + r.get("lit_warm_s", 0.0)
+    return waited
+
+
 def serve(args: argparse.Namespace) -> None:
     _, fake = start(args.literature)
     print(json.dumps(fake.urls()), flush=True)
@@ -202,20 +339,30 @@ def serve(args: argparse.Namespace) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=("enrich", "discover", "serve"))
+    p.add_argument("what", choices=("enrich", "discover", "tier", "serve"))
     p.add_argument("--literature", type=Path, required=True)
     p.add_argument("--part", choices=("train", "test"), default="test")
     p.add_argument("--services", default="openalex,s2,arxiv,crossref")
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--out", type=Path)
+    # tier: bench/literature_eval.py's drafts options
+    p.add_argument("--papers")
+    p.add_argument("--bib", default="refs.bib")
+    p.add_argument("--libraries", type=Path, default=ROOT / "bench/out/drafts-libs")
+    p.add_argument("--query-encoder")
+    p.add_argument("--grid", action="store_true", help="tier: also score the variants (GRID_K x GRID_W x GRID_SEND)")
     args = p.parse_args()
+    args.warm = True
     if args.what == "serve":
         return serve(args)
-    result = enrich(args) if args.what == "enrich" else discover(args)
-    text = json.dumps(result, indent=1)
+    result = {"enrich": enrich, "discover": discover, "tier": tier}[args.what](args)
+    text = json.dumps(result, indent=1, default=str)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
+    if args.what == "tier":  # the rows stay in --out
+        text = json.dumps({s: {k: v for k, v in r.items() if k not in ("rows", "outcomes", "libraries_seen")}
+                           for s, r in result.items()}, indent=1, default=str)
     print(text)
 
 
