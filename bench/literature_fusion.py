@@ -34,8 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared/data"
 WEIGHT_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 K_GRID = (1, 3, 5, 10, 20, 30, 60)
+# "newer" stays >= 0.2: a paper newer than all the user's is shown lower, never pushed out of view (a library
+# that lags the draft is the user's right; drafts-dev's libraries are the finished papers' .bib)
 PRIOR_GRID = {"k": (1.0, 3.0, 10.0), "authors": (0.0, 0.25, 0.5, 1.0, 2.0), "topic": (0.0, 0.5, 1.0, 2.0, 4.0),
-              "newer": (1.0, 0.5, 0.2, 0.0), "slack": (0, 1, 2)}
+              "newer": (1.0, 0.5, 0.2), "slack": (0, 1, 2)}
 KEEP = 50  # the literature pipeline's fused_top_n (max(fused_top_n, rerank_top_n) with the default settings)
 
 

@@ -23,6 +23,7 @@ from citefinder.errors import SourceError
 from citefinder.library.keystyle import key_in_style, read_style
 from citefinder.library.store import Library
 from citefinder.pipeline.literature import (
+    NEWEST_NEEDS,
     LiteratureTier,
     Priors,
     literature_tier,
@@ -209,3 +210,18 @@ def test_the_priors_tilt_the_literature_towards_the_users_field_and_years():
     assert prior_order(feats, feats, Priors(topic=4.0))[0] == 3
     shipped = Priors.shipped()
     assert not shipped.neutral and "training part" in shipped.provenance
+
+
+def test_a_few_papers_do_not_say_how_recent_the_draft_is():
+    """"Newer than all of yours" needs a library of some size: a new user's one paper from 2012 does not push the
+    2017 paper a Transformer sentence cites down the list."""
+    attention = _p("Attention Is All You Need", ("Ashish Vaswani",), 2017)
+    few = own_paper_features([_p(f"Old paper {i}", ("A. Author",), 2012) for i in range(NEWEST_NEEDS - 1)], attention)
+    enough = own_paper_features([_p(f"Old paper {i}", ("A. Author",), 2012) for i in range(NEWEST_NEEDS)], attention)
+    assert few["newer"] == 0.0 and enough["newer"] == 5.0
+
+
+def own_paper_features(papers: list[Paper], paper: Paper) -> dict[str, float]:
+    from citefinder.pipeline.literature import _Own
+
+    return _Own(papers).features(paper)

@@ -193,7 +193,8 @@ class Priors:
     fused order) times ``1 + authors * shared`` (``shared``: its authors' surnames the user's papers also have,
     at most 3) times ``1 + topic * t`` (``t`` in 0..1: how well its title matches the user's closest paper by
     BM25, against the best of the slot's candidates) times ``newer`` when it is more than ``slack`` years newer
-    than the user's newest paper. The defaults leave the literature's own order."""
+    than the user's newest paper (once the user has :data:`NEWEST_NEEDS` dated papers). The defaults leave the
+    literature's own order."""
 
     k: float = 1.0
     authors: float = 0.0
@@ -230,6 +231,9 @@ def prior_order(candidates: Sequence[Any], feats: Sequence[Mapping[str, float]],
     return sorted(range(len(candidates)), key=lambda i: (-score(i), i))
 
 
+NEWEST_NEEDS = 10  # dated papers of the user's before "newer than all of yours" counts (see _Own)
+
+
 class _Own:
     """The user's papers by identity (a literature paper that is one of them is not offered as new), and what
     the priors read of them: their authors' surnames, the newest year, their BM25 index."""
@@ -243,7 +247,10 @@ class _Own:
             for k in dedupe_keys(p):
                 self.keys.setdefault(k, []).append(identity(p))
         self.surnames = {surname(a) for p in papers for a in p.authors} - {""}
-        self.newest = max((p.year for p in papers if p.year), default=None)
+        years = [p.year for p in papers if p.year]
+        # the newest year says how recent the draft is only in a library of some size: a new user's few papers
+        # do not (drafts-dev's libraries, where the prior was tuned, hold 34 to hundreds of dated entries)
+        self.newest = max(years) if len(years) >= NEWEST_NEEDS else None
         self.library = library
 
     def features(self, paper: Paper) -> dict[str, float]:
