@@ -60,18 +60,15 @@ def embedder_for(args: argparse.Namespace, settings: Any) -> Any:
     return Embedder(settings.embedder, settings.embed_max_seq_length, settings.embed_batch_size, device=device)
 
 
-def run_import(args: argparse.Namespace, lib: Any, print_report: Callable[[Any, Any], None]) -> int:
+def imported(run: Callable[[Callable[[int, int | None], None]], Any], lib: Any,
+             print_report: Callable[[Any, Any], None], desc: str, unit: str) -> Any:
+    """``run(progress)`` under a progress bar; stopped (an abort, Ctrl-C), the failures of the part it
+    imported are reported before the stop goes on."""
     from citefinder.errors import ImportAbortedError
-    from citefinder.library.dumps import DumpFilter, import_dumps, parse_categories, parse_years
-    from citefinder.text.textsafe import terminal_safe
 
-    filters = DumpFilter(parse_categories(args.category), parse_years(args.years))
-    update, close = progress_bar("reading", "records")
-    t0 = time.perf_counter()
+    update, close = progress_bar(desc, unit)
     try:
-        result = import_dumps(lib, args.files, fmt=args.format, filters=filters,
-                              defer_embedding=args.defer_embedding, restart=args.restart,
-                              say=lambda s: print(terminal_safe(s), file=sys.stderr), progress=update)
+        return run(update)
     except (ImportAbortedError, KeyboardInterrupt) as e:
         close()
         partial = getattr(e, "report", None)
@@ -80,15 +77,32 @@ def run_import(args: argparse.Namespace, lib: Any, print_report: Callable[[Any, 
         raise
     finally:
         close()
+
+
+def say_pending(lib: Any) -> None:
+    """One line when papers still await their vectors."""
+    if lib.pending_count():
+        print(f"{lib.pending_count()} papers await dense vectors (BM25 finds them already): "
+              "run `citefinder library embed`, which can be interrupted and resumed")
+
+
+def run_import(args: argparse.Namespace, lib: Any, print_report: Callable[[Any, Any], None]) -> int:
+    from citefinder.library.dumps import DumpFilter, import_dumps, parse_categories, parse_years
+    from citefinder.text.textsafe import terminal_safe
+
+    filters = DumpFilter(parse_categories(args.category), parse_years(args.years))
+    t0 = time.perf_counter()
+    result = imported(lambda progress: import_dumps(
+        lib, args.files, fmt=args.format, filters=filters, defer_embedding=args.defer_embedding,
+        restart=args.restart, say=lambda s: print(terminal_safe(s), file=sys.stderr), progress=progress),
+        lib, print_report, "reading", "records")
     for line in result.lines():
         print(terminal_safe(line))
     print_report(result.report, lib)
     print(f"searchable (BM25) {time.perf_counter() - t0:.1f} s after the start")
     if not args.defer_embedding and result.report.added and lib.embedder.device_used:
         print(f"embedded on {lib.embedder.device_label()}")
-    if lib.pending_count():
-        print(f"{lib.pending_count()} papers await dense vectors (BM25 finds them already): "
-              "run `citefinder library embed`, which can be interrupted and resumed")
+    say_pending(lib)
     return 0
 
 

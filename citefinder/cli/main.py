@@ -169,23 +169,11 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
     if args.library_command == "import" and cli_dumps.is_dump_import(args):
         return cli_dumps.run_import(args, lib, _print_report)
     if args.library_command == "import":
-        from citefinder.errors import ImportAbortedError
-
-        update, close = progress_bar("importing", "papers")
-        try:
-            report = lib.import_files(args.files, progress=update, defer_embedding=args.defer_embedding)
-        except (ImportAbortedError, KeyboardInterrupt) as e:
-            close()
-            partial = getattr(e, "report", None)
-            if partial is not None and partial.failures:
-                _print_report(partial, lib)
-            raise
-        finally:
-            close()
+        report = cli_dumps.imported(lambda progress: lib.import_files(args.files, progress=progress,
+                                                                      defer_embedding=args.defer_embedding),
+                                    lib, _print_report, "importing", "papers")
         _print_report(report, lib)
-        if lib.pending_count():
-            print(f"{lib.pending_count()} papers await dense vectors (BM25 finds them already): "
-                  "run `citefinder library embed`, which can be interrupted and resumed")
+        cli_dumps.say_pending(lib)
         return 0
     if args.library_command == "embed":
         return cli_dumps.run_embed(lib)
