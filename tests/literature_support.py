@@ -35,7 +35,8 @@ def literature_records() -> list[dict]:
 
 def own_records(records: list[dict]) -> list[dict]:
     """The user's papers: the first few of the literature's (so ``records[1]`` is in both) and its newest one (the
-    tier's priors demote papers newer than anything the user has, citefinder/data/literature.json)."""
+    tier's priors demote papers newer than anything the user has, citefinder/data/literature.json; with fewer
+    than ``NEWEST_NEEDS`` dated papers, as here, they do not, and the newest one keeps it so either way)."""
     newest = max(records[OWN:], key=lambda r: r["year"])
     return records[: OWN - 1] + [newest]
 
