@@ -29,6 +29,8 @@ def test_check_view_in_a_browser(tmp_path):
         page.get_by_role("button", name="Check citations").wait_for(timeout=START_MS)
         uploads = page.locator('input[type="file"]')
         uploads.nth(0).set_input_files(str(LATEX / "checked.tex"))
+        # the draft's upload reruns the page: the .bib is given once that rerun has shown it
+        page.get_by_text("checked.tex").first.wait_for(timeout=60_000)
         uploads.nth(1).set_input_files(str(LATEX / "refs.bib"))
         page.get_by_text("refs.bib").first.wait_for(timeout=60_000)
         page.wait_for_timeout(3_000)  # let the rerun each upload starts finish: a click during it is dropped

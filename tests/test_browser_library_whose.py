@@ -73,6 +73,7 @@ def test_whose_paper_is_whose(tmp_path) -> None:
         page.get_by_text("best BM25 matches").wait_for(timeout=60_000)
         settle(page)
         grid = page.locator("[data-testid='stDataFrame']").filter(has_text="Attention Is All You Need").first
+        grid.locator("th").first.wait_for(state="attached", timeout=60_000)  # the grid's header is drawn late
         heads = [h.text_content() for h in grid.locator("th").all()]
         assert heads[:3] == ["key", "title", "whose"], heads
         row = cells(grid, 0)
