@@ -178,3 +178,37 @@ def test_an_ambiguous_title_is_reported_with_its_reason():
     line = Outcome("t:1", "smith2016intro", "ambiguous", candidates=("t:2: Introduction (2016, no author)",),
                    why="a generic title").line()
     assert line == "smith2016intro: ambiguous, left alone: t:2: Introduction (2016, no author) [a generic title]"
+
+
+def test_library_enrich_leaves_another_works_fields_alone_and_lists_why(tmp_path, capsys, monkeypatch):
+    """Issue 42 item 4 end to end: a literature library holding an authorless 2016 "Introduction" and only
+    LeCun's "Deep learning"; ``library enrich --from`` it over the .bib that names both plainly."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from citefinder.cli.main import main
+    from citefinder.config import Settings
+    from citefinder.library.link import library_beside
+    from citefinder.library.store import Library
+
+    data = Path(__file__).parent / "data" / "enrich-safe"
+    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
+    literature = tmp_path / "lit"
+    Library.open(Settings(library=literature)).import_files([data / "literature.jsonl"], defer_embedding=True)
+    bib = tmp_path / "refs.bib"
+    shutil.copy(data / "refs.bib", bib)
+    report = tmp_path / "enrich.json"
+    assert main(["library", "enrich", "--from", str(literature), "--bib", str(bib), "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "smith2016intro: ambiguous, left alone: doi:10.1007/s00338-016-1400-0: Introduction (2016, no author) " \
+           "[a generic title]" in out
+    assert "deeplearning: ambiguous, left alone: doi:10.1038/nature14539: Deep learning (2015, lecun) [the title " \
+           "alone: no year nor author on one side to confirm it (a short title)]" in out
+    assert "vaswani2017attention: gained abstract, arxiv from arxiv:1706.03762 (by title)" in out
+    outcomes = {o["label"]: o for o in json.loads(report.read_text())["outcomes"]}
+    assert outcomes["smith2016intro"]["status"] == "ambiguous" and outcomes["smith2016intro"]["why"]
+    papers = {p.key: p for p in Library.open(Settings(library=library_beside(bib))).iter_papers()}
+    assert papers["smith2016intro"].abstract == "" and papers["smith2016intro"].provenance == ()
+    assert papers["deeplearning"].abstract == "" and papers["deeplearning"].ids == ()
+    assert papers["vaswani2017attention"].abstract.startswith("The dominant sequence transduction")
