@@ -53,7 +53,8 @@ def test_a_paired_bib_is_completed_before_the_fill_with_one_line(app):
     assert not at.exception and not at.error
     captions = [plain(c.value) for c in at.caption]
     assert any(c.startswith("5 of your 8 entries gained an abstract from papers-lit; 3 an identifier; 1 ambiguous "
-                            "title left alone. Your .bib is unchanged.") for c in captions), "\n".join(captions)
+                            "title left alone; 1 not found. Your .bib is unchanged.") for c in captions), \
+        "\n".join(captions)
     run = at.session_state[state.CITE_RUN]
     first = run.results[0].candidates[0].paper
     assert first.key == "vaswani2017" and first.source_of("abstract") == ("papers-lit", "arxiv:1706.03762")

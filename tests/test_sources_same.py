@@ -128,3 +128,87 @@ def test_a_first_author_written_with_et_al_is_read_as_that_author():
     [match] = find_same(Shelf([raffel]), [Paper("u", "Exploring the limits of transfer learning",
                                                  ("Raffel, Colin", "Shazeer, Noam"), 2020)])
     assert match.found is not None and match.found.paper.abstract == "T5."
+
+
+INTRO_REEF = _paper("Introduction", year=2016, doi="10.1007/s00338-016-1400-0", abstract="Coral reefs of the issue.")
+
+
+def test_a_generic_title_is_never_taken_by_title():
+    # issue 42: "Introduction" by Smith 2016 gained the abstract and DOI of an authorless 2016 "Introduction"
+    [match] = find_same(Shelf([INTRO_REEF]), [Paper("u", "Introduction", ("Smith, John",), 2016)])
+    assert match.found is None and [r.paper.doc_id for r in match.ambiguous] == [INTRO_REEF.doc_id]
+    assert match.why == "a generic title"
+    # even where both sides carry the same year and author
+    smith = _paper("Introduction", year=2016, authors=("John Smith",), abstract="Another introduction.")
+    [match] = find_same(Shelf([smith]), [Paper("u", "Introduction", ("Smith, John",), 2016)])
+    assert match.found is None and match.ambiguous and match.why == "a generic title"
+    # but a generic-looking entry with the record's DOI is the work the DOI names
+    [match] = find_same(Shelf([INTRO_REEF]), [Paper("u", "Introduction", doi="10.1007/S00338-016-1400-0")])
+    assert match.found is not None and match.via == "doi"
+
+
+def test_a_title_the_literature_holds_once_is_still_not_enough_without_year_and_author():
+    # issue 42: @misc{deeplearning, title={Deep Learning}} gained LeCun's abstract, the only "Deep Learning" held
+    [match] = find_same(Shelf([LECUN]), [Paper("u", "Deep Learning")])
+    assert match.found is None and [r.paper.doc_id for r in match.ambiguous] == [LECUN.doc_id]
+    assert match.why == "the title alone: no year nor author on one side to confirm it (a short title)"
+    # with the year and author that confirm it, it is LeCun's
+    [match] = find_same(Shelf([LECUN]), [Paper("u", "Deep Learning", ("LeCun, Yann",), 2015)])
+    assert match.found is not None and match.found.paper.doc_id == LECUN.doc_id
+
+
+def test_a_missing_year_or_author_on_either_side_leaves_a_title_alone():
+    record = _paper("Attention is All you Need", year=2017, authors=("Ashish Vaswani",), abstract="The Transformer.")
+    no_author = _paper("Attention is All you Need", year=2017, abstract="An authorless record.")
+    cases = [(record, Paper("u", "Attention is all you need", ("Vaswani, Ashish",)), "no year"),
+             (record, Paper("u", "Attention is all you need", (), 2017), "no author"),
+             (no_author, Paper("u", "Attention is all you need", ("Vaswani, Ashish",), 2017), "no author")]
+    for theirs, mine, missing in cases:
+        [match] = find_same(Shelf([theirs]), [mine])
+        assert match.found is None and len(match.ambiguous) == 1, (mine, theirs)
+        assert match.why == f"the title alone: {missing} on one side to confirm it"
+    # a confirmed record wins over an unconfirmed one of the same title; the unconfirmed one is no candidate
+    [match] = find_same(Shelf([no_author, record]), [Paper("u", "Attention is all you need", ("Vaswani, A.",), 2017)])
+    assert match.found is not None and match.found.paper.doc_id == record.doc_id
+
+
+def test_an_ambiguous_title_is_reported_with_its_reason():
+    from citefinder.sources.enrich import Outcome
+
+    line = Outcome("t:1", "smith2016intro", "ambiguous", candidates=("t:2: Introduction (2016, no author)",),
+                   why="a generic title").line()
+    assert line == "smith2016intro: ambiguous, left alone: t:2: Introduction (2016, no author) [a generic title]"
+
+
+def test_library_enrich_leaves_another_works_fields_alone_and_lists_why(tmp_path, capsys, monkeypatch):
+    """Issue 42 item 4 end to end: a literature library holding an authorless 2016 "Introduction" and only
+    LeCun's "Deep learning"; ``library enrich --from`` it over the .bib that names both plainly."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from citefinder.cli.main import main
+    from citefinder.config import Settings
+    from citefinder.library.link import library_beside
+    from citefinder.library.store import Library
+
+    data = Path(__file__).parent / "data" / "enrich-safe"
+    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
+    literature = tmp_path / "lit"
+    Library.open(Settings(library=literature)).import_files([data / "literature.jsonl"], defer_embedding=True)
+    bib = tmp_path / "refs.bib"
+    shutil.copy(data / "refs.bib", bib)
+    report = tmp_path / "enrich.json"
+    assert main(["library", "enrich", "--from", str(literature), "--bib", str(bib), "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "smith2016intro: ambiguous, left alone: doi:10.1007/s00338-016-1400-0: Introduction (2016, no author) " \
+           "[a generic title]" in out
+    assert "deeplearning: ambiguous, left alone: doi:10.1038/nature14539: Deep learning (2015, lecun) [the title " \
+           "alone: no year nor author on one side to confirm it (a short title)]" in out
+    assert "vaswani2017attention: gained abstract, arxiv from arxiv:1706.03762 (by title)" in out
+    outcomes = {o["label"]: o for o in json.loads(report.read_text())["outcomes"]}
+    assert outcomes["smith2016intro"]["status"] == "ambiguous" and outcomes["smith2016intro"]["why"]
+    papers = {p.key: p for p in Library.open(Settings(library=library_beside(bib))).iter_papers()}
+    assert papers["smith2016intro"].abstract == "" and papers["smith2016intro"].provenance == ()
+    assert papers["deeplearning"].abstract == "" and papers["deeplearning"].ids == ()
+    assert papers["vaswani2017attention"].abstract.startswith("The dominant sequence transduction")

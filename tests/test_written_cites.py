@@ -72,3 +72,39 @@ def test_a_later_change_keeps_citefinders_own_cites_its_own():
     mine = frozenset({Cite.at(marked, marked.index("\\cite{mine}"), "mine")})
     filled = marked.replace("[CITATION]", "\\cite{new}")
     assert carried_cites(marked, filled, mine) == [Cite.at(filled, filled.index("\\cite{mine}"), "mine")]
+
+
+def test_a_cite_stays_citefinders_after_words_just_before_it_are_edited(tmp_path):
+    """Issue 42 item 10: the record keys a cite on the 60 characters before it; after a few words are edited there,
+    the cite is still CiteFinder's, so a check does not learn CiteFinder's pick as the user's."""
+    text = ("Okapi BM25 \\cite{robertson}.\nThe Transformer relies entirely on self-attention, dispensing with "
+            "recurrence \\cite{?}.\nDense retrieval \\cite{karpukhin}.\n")
+    _write(tmp_path, "main.tex", text)
+    _fill_in_place(tmp_path, {"main.tex": ("\\cite{?}", "\\cite{vaswani}")})
+    path = tmp_path / "main.tex"
+    edited = path.read_text().replace("dispensing with recurrence", "doing away with recurrence and convolutions")
+    path.write_text(edited)
+    written = cites_written([path])
+    assert not any(c.before in edited for c in written.of(path))  # the noted text is gone
+    assert written.holds(path, edited, edited.index("\\cite{vaswani}"), "vaswani")
+    user = without_written(read_project(path), written)
+    assert "\\cite{robertson}" in user and "\\cite{karpukhin}" in user and "convolutions \\cite{?}" in user
+    # the user cites the same key again elsewhere: that one is the user's, the one most like the noted text ours
+    again = edited + "Self-attention alone \\cite{vaswani} suffices.\n"
+    ours = written.holds(path, again, again.index("\\cite{vaswani}"), "vaswani")
+    theirs = written.holds(path, again, again.rindex("\\cite{vaswani}"), "vaswani")
+    assert ours and not theirs
+    # a copy of the edited file filled again keeps the edited cite CiteFinder's
+    refilled = edited.replace("\\cite{karpukhin}", "\\cite{karpukhin,dpr}")
+    carried = carried_cites(edited, refilled, written.of(path))
+    assert [c.key for c in carried] == ["vaswani"]
+
+
+def test_only_the_noted_keys_are_ever_citefinders():
+    text = "A \\cite{mine} b \\cite{user}. Then \\cite{user,mine}.\n"
+    noted = [Cite.at(text, text.index("\\cite{mine}"), "mine")]
+    from citefinder.text.written import owned
+
+    assert owned(noted, text) == {(text.index("\\cite{mine}"), "mine")}  # the exact one; the second is the user's
+    assert owned(noted, text.replace("A ", "Another word ")) == {(text.index("\\cite{mine}") + 11, "mine")}
+    assert owned([], text) == frozenset()

@@ -1,5 +1,5 @@
 """``citefinder library enrich --from LIBRARY``: complete the library's entries (abstracts, DOIs, arXiv ids) from
-a literature library folder or a named source (:mod:`citefinder.sources.enrich`); ``--bib REFS.bib``: the
+a literature library folder or a named source (:mod:`citefinder.workflow.enrich`); ``--bib REFS.bib``: the
 library kept beside that .bib (the one ``fill --bib`` and ``check`` use). The .bib itself is never written."""
 
 from __future__ import annotations
@@ -34,10 +34,9 @@ def add_parser(lsub: Any, common: Callable[[argparse.ArgumentParser], None]) -> 
 def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], Any]) -> int:
     from citefinder.cli.options import progress_bar
     from citefinder.library.link import linked_files
-    from citefinder.sources.enrich import enrich
-    from citefinder.sources.registry import open_source
     from citefinder.text.safewrite import WritePlan
     from citefinder.text.textsafe import terminal_safe
+    from citefinder.workflow.enrich import complete, open_from
 
     spec = args.source or settings.literature
     if not spec:
@@ -56,21 +55,21 @@ def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], A
         library = open_library(settings)
     plan.protect("a file linked to the library", linked_files(library))
     plan.protect_folder("the library folder", library.path)
-    source = open_source(spec, settings.with_overrides(library=library.path))  # an online source caches beside it
+    source = open_from(spec, settings, library)  # an online source caches beside the library
     if source.sends:
         print(f"asking {source.name}: {source.sends}", file=sys.stderr)
     update, close = progress_bar(f"enriching from {source.name}", "papers")
     try:
-        report = enrich(library, source, progress=update)
+        done = complete(library, source, progress=update)
     finally:
         close()
-    for outcome in report.outcomes:
+    for outcome in done.report.outcomes:
         if not args.quiet or outcome.status == "ambiguous":
             print(terminal_safe(f"  {outcome.line()}"))
-    print(report.summary())
+    print(done.summary())
     if args.json_out is not None:
-        data = {"source": report.source, "library": str(library.path), "summary": report.summary(),
-                "outcomes": [asdict(o) for o in report.outcomes]}
+        data = {"source": done.source, "library": str(done.library), "summary": done.summary(),
+                "outcomes": [asdict(o) for o in done.report.outcomes]}
         plan.put(args.json_out, json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8"))
         plan.commit()
     return 0

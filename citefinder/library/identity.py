@@ -178,6 +178,49 @@ def same_work(key: str, a: Identity | Paper | None, b: Identity | Paper) -> bool
     return not (ia.first_author and ib.first_author and ia.first_author != ib.first_author)
 
 
+# Words of titles that name a kind of text, not a work: a title made of them alone ("Introduction", "Editorial",
+# "Preface to the special issue") is shared by countless works.
+GENERIC_TITLE_WORDS = frozenset(
+    "introduction introductions preface foreword editorial editorials conclusion conclusions overview summary "
+    "abstract abstracts index contents content erratum errata correction corrections corrigendum discussion reply "
+    "response commentary comment comments review reviews letter letters editor editors note notes appendix "
+    "acknowledgments acknowledgements acknowledgment acknowledgement references bibliography chapter part volume "
+    "special issue issues front back matter proceedings workshop keynote tutorial panel invited talk guest "
+    "announcement announcements news report reports book books".split())
+_TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with by from at via is are this".split())
+SHORT_TITLE_WORDS = 2  # a title of this many content words or fewer names one work only with its year and author
+
+
+def title_words(title: str | None) -> list[str]:
+    """The content words of ``title`` (normalised; small words such as "the", "of" left out)."""
+    return [w for w in normalize_title(title).split() if w not in _TITLE_SMALL_WORDS]
+
+
+def generic_title(title: str | None) -> bool:
+    """A title that names a kind of text rather than one work ("Introduction", "Editorial", "Preface to the
+    special issue"): every content word is one of :data:`GENERIC_TITLE_WORDS` (or it has none)."""
+    return all(w in GENERIC_TITLE_WORDS for w in title_words(title))
+
+
+def title_doubt(a: Paper, b: Paper) -> str | None:
+    """Why two records sharing a normalised title (that :func:`same_work` does not contradict) are still not
+    known to be one work, or None when the title, year and first author together say they are.
+
+    A title alone is not enough to take another record's fields: "Introduction" by Smith 2016 is not the
+    authorless 2016 "Introduction" of a special issue, and an entry "Deep Learning" without year or author could
+    be LeCun's review or Goodfellow's book even where only one of them is known. So a match by title is sure
+    only when the title is not generic (:func:`generic_title`) and both records carry a year and a first author
+    (which :func:`same_work` has then checked agree)."""
+    if generic_title(a.title) or generic_title(b.title):
+        return "a generic title"
+    missing = [what for what, x, y in (("year", a.year, b.year), ("author", first_author_surname(a),
+                                                                   first_author_surname(b))) if x is None or y is None]
+    if not missing:
+        return None
+    short = " (a short title)" if len(title_words(a.title)) <= SHORT_TITLE_WORDS else ""
+    return f"the title alone: no {' nor '.join(missing)} on one side to confirm it{short}"
+
+
 def make_doc_id(paper: Paper) -> str:
     """Stable id: ``arxiv:<id>`` if the paper has an arXiv id, else ``doi:<doi>``, else
     ``t:<first 16 hex of sha1(normalised title|year|first author's surname)>`` (year and surname

@@ -44,6 +44,21 @@ LINKS = "links.json"
 LINKABLE = (".bib", ".json")
 
 
+def unread_entries(failures: "tuple[ImportFailure, ...] | list[ImportFailure]", *, shown: int = 3,
+                   rename: tuple[str, str] | None = None) -> str:
+    """The entries of a file that could not be read, named (where and why): "1 entry could not be read
+    (refs.bib:12: malformed BibTeX entry 'x' at line 12: ...)"; "" when none. ``rename``: (file name as read,
+    as the user knows it)."""
+    if not failures:
+        return ""
+    named = [f"{f.source}: {f.reason}" for f in failures[:shown]]
+    if rename is not None:
+        named = [n.replace(rename[0], rename[1]) for n in named]
+    more = f"; and {len(failures) - shown} more" if len(failures) > shown else ""
+    count = "1 entry" if len(failures) == 1 else f"{len(failures)} entries"
+    return f"{count} could not be read ({'; '.join(named)}{more})"
+
+
 @dataclass(frozen=True)
 class SyncReport:
     """What one sync of a linked file did. ``changed`` is False when the file was not read (same hash)."""
@@ -74,7 +89,7 @@ class SyncReport:
             return f"{self.path}: unchanged"
         text = (f"{self.path}: {self.added} added, {self.updated} updated, {self.removed} removed, "
                 f"{self.unchanged} unchanged; {self.embedded} embedded in {self.elapsed_s:.1f} s")
-        return text + (f"; {len(self.failures)} entries could not be read" if self.failures else "")
+        return text + (f"; {unread_entries(self.failures)}" if self.failures else "")
 
 
 def linked_files(library: "Library") -> list[Path]:

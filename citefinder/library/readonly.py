@@ -33,6 +33,7 @@ from citefinder.library.manifest import MANIFEST, read_manifest
 from citefinder.library.pending import FILE as PENDING_FILE
 from citefinder.library.query_side import QuerySide, query_side
 from citefinder.library.records import from_record
+from citefinder.library.reference import probe
 from citefinder.types import Hit, Paper
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ class ReadOnlyLibrary:
             raise LibraryDamagedError(f"The literature library {path} was left half-written (an import or embedding "
                                       "was stopped): open it once as a library (`citefinder --library "
                                       f"{path} library stats`) to finish it, then search it again.")
+        probe(path, "literature library")
         saved = manifest.get("embedder") or {}
         if embedder is None or embedder.name != saved.get("name") or embedder.max_seq_length != saved.get(
                 "max_seq_length"):

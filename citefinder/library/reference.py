@@ -17,7 +17,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citefinder.errors import LibraryError
+from citefinder.errors import LibraryDamagedError, LibraryError
 from citefinder.library.identity import dedupe_keys, same_work
 from citefinder.library.records import from_record
 from citefinder.types import Paper
@@ -33,6 +33,35 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
         return con
     except sqlite3.Error:
         return sqlite3.connect(f"file:{path}?immutable=1", uri=True)  # a read-only folder (no -wal/-shm to write)
+
+
+DATABASES = ("chroma/chroma.sqlite3", "pending.sqlite")  # the SQLite files of a library folder
+
+
+def damaged_input(folder: Path, role: str, error: BaseException) -> LibraryDamagedError:
+    """The error for a folder CiteFinder only reads (a literature library, a reference library) whose database
+    is damaged: it names *that* folder as what it is, says nothing in it was changed, and does not send the user
+    to ``library repair`` of their own library (which is not concerned)."""
+    detail = " ".join(str(error).split())[:200] or type(error).__name__
+    return LibraryDamagedError(
+        f"The {role} {folder} cannot be read: a database file in it is damaged ({detail}). CiteFinder only reads "
+        "that folder and changed nothing in it, nor in your own library; build it again from its dump "
+        f"(`citefinder --library NEW_FOLDER library import DUMP`) or mend it yourself (`citefinder --library "
+        f"{folder} library repair`), or name another folder.")
+
+
+def probe(folder: Path, role: str) -> None:
+    """Raise :func:`damaged_input` when a database file of ``folder`` (read-only) is not a readable SQLite
+    database; cheap (the schema only), so it runs before any work."""
+    for name in DATABASES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        try:
+            with closing(connect_read_only(path)) as con:
+                con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as e:
+            raise damaged_input(folder, role, e) from e
 
 
 def stored_papers(folder: Path) -> Iterator[Paper]:
@@ -51,7 +80,7 @@ def stored_papers(folder: Path) -> Iterator[Paper]:
                 document = m.pop("chroma:document", "")
                 yield from_record(doc_id, m, str(document or ""))
     except sqlite3.Error as e:
-        raise LibraryError(f"Cannot read the library at {folder} ({e}).") from e
+        raise damaged_input(folder, "library folder", e) from e
     pending = folder / "pending.sqlite"
     if pending.is_file():
         try:
@@ -73,7 +102,16 @@ class ReferenceLibrary:
     @classmethod
     def open(cls, folder: Path | str) -> "ReferenceLibrary":
         ref = cls(Path(folder).expanduser().resolve())
-        for paper in stored_papers(ref.folder):
+        role = "reference library (--against)"
+        if not (ref.folder / "chroma" / "chroma.sqlite3").is_file():
+            raise LibraryError(f"The {role} {ref.folder} is not a CiteFinder library folder (it has no "
+                               "chroma/chroma.sqlite3).")
+        probe(ref.folder, role)
+        try:
+            papers = list(stored_papers(ref.folder))
+        except LibraryDamagedError as e:
+            raise damaged_input(ref.folder, role, e.__cause__ or e) from e
+        for paper in papers:
             ref.count += 1
             for k in dedupe_keys(paper):
                 ref._by_key.setdefault(k, []).append(paper)

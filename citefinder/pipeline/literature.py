@@ -116,7 +116,14 @@ class LibraryLiterature:
                                  fusion=literature_fusion(self.view.settings))
 
     def rank(self, query: Query) -> Ranked:
-        return _ranked(self.pipeline, query, self.view.count())
+        import sqlite3
+
+        from citefinder.library.reference import damaged_input
+
+        try:
+            return _ranked(self.pipeline, query, self.view.count())
+        except sqlite3.DatabaseError as e:  # a file of the folder damaged past what opening it reads
+            raise damaged_input(self.view.path, "literature library", e) from e
 
 
 class SourceOrderAgent:

@@ -7,7 +7,8 @@ one identity rule). What the paper lacks is taken from it: the abstract into :at
 and arXiv id (and the source's own ids) into :attr:`Paper.ids`, each with a ``(field, source, id)`` line of
 :attr:`Paper.provenance`. The user's own fields are never replaced, and :attr:`Paper.bibtex` (the user's .bib
 entry, which exports write byte for byte) and the fields an export writes for other papers (``doi``,
-``arxiv_id``) are never touched. A title two works could be is left alone and listed. A paper the source
+``arxiv_id``) are never touched. A title two works could be, or a title match without the year and author that
+confirm it (or with a generic title), is left alone and listed. A paper the source
 gave nothing new (already enriched, or the source has no more of it) is not written, so a second run
 changes nothing.
 """
@@ -47,12 +48,14 @@ class Outcome:
     source_id: str | None = None
     via: str | None = None
     candidates: tuple[str, ...] = ()  # "source_id: title (year, first author)" of each work an ambiguous title names
+    why: str = ""  # why an ambiguous title was left alone
 
     def line(self) -> str:
         if self.status == "enriched":
             return f"{self.label}: gained {', '.join(self.gained)} from {self.source_id} (by {self.via})"
         if self.status == "ambiguous":
-            return f"{self.label}: ambiguous, left alone: {'; '.join(self.candidates)}"
+            why = f" [{self.why}]" if self.why else ""
+            return f"{self.label}: ambiguous, left alone: {'; '.join(self.candidates)}{why}"
         if self.status == "nothing new":
             return f"{self.label}: nothing new in {self.source_id}"
         return f"{self.label}: not found"
@@ -139,7 +142,7 @@ def enrich(library: "Library", source: Source, *, progress: Progress | None = No
         label = paper.key or paper.title[:80]
         if match.ambiguous:
             outcomes.append(Outcome(paper.doc_id, label, "ambiguous",
-                                    candidates=tuple(_described(r) for r in match.ambiguous)))
+                                    candidates=tuple(_described(r) for r in match.ambiguous), why=match.why))
         elif match.found is None:
             outcomes.append(Outcome(paper.doc_id, label, "not found"))
         else:

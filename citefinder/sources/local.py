@@ -20,14 +20,14 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import closing
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from citefinder.errors import SourceError
 from citefinder.library.identity import normalize_title
 from citefinder.library.records import from_record
-from citefinder.library.reference import connect_read_only
+from citefinder.library.reference import connect_read_only, damaged_input, probe
 from citefinder.sources.base import Lookup, SourceRecord
 from citefinder.types import Paper
 
@@ -38,6 +38,7 @@ QUEUE = "pending.sqlite"
 _FIELD = {"doi": "doi", "arxiv": "arxiv_id", "title": "norm_title"}  # Lookup.by -> the stored metadata key
 _CHUNK = 500  # values an SQL IN (...) holds
 KEYS_VERSION = 1
+ROLE = "literature library"  # how messages name the folder
 
 
 def cache_root() -> Path:
@@ -72,6 +73,7 @@ class LocalLiterature:
         if not (folder / STORE).is_file() and not (folder / QUEUE).is_file():
             raise SourceError(f"{folder} is not a CiteFinder library folder (no {STORE} nor {QUEUE}); build a "
                               "literature library with `citefinder --library FOLDER library import DUMP`.")
+        probe(folder, ROLE)
         return cls(folder)
 
     # --- the Source protocol ---------------------------------------------------------------------------
@@ -177,10 +179,10 @@ class LocalLiterature:
 
     # --- the folder's files, read-only --------------------------------------------------------------
 
-    def _store(self) -> closing[sqlite3.Connection]:
+    def _store(self) -> AbstractContextManager[sqlite3.Connection]:
         return _open(self.folder / STORE, self.folder)
 
-    def _queue(self) -> closing[sqlite3.Connection]:
+    def _queue(self) -> AbstractContextManager[sqlite3.Connection]:
         return _open(self.folder / QUEUE, self.folder)
 
     def _metadata_segment(self, con: sqlite3.Connection) -> str:
@@ -262,7 +264,7 @@ def _fill(con: sqlite3.Connection, queue: Path, stamp: str) -> None:
     """One pass over the queue: SQLite's json_extract reads each paper's keys (no paper held in memory)."""
     con.execute("CREATE TABLE keys (field TEXT NOT NULL, value TEXT NOT NULL, seq INTEGER NOT NULL)")
     con.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)")
-    with closing(connect_read_only(queue)) as src:
+    with _open(queue, queue.parent) as src:
         rows = src.execute("SELECT seq, json_extract(paper, '$.doi'), json_extract(paper, '$.arxiv_id'), "
                            "json_extract(paper, '$.title') FROM pending")
         while batch := rows.fetchmany(10000):
@@ -288,11 +290,20 @@ def _queue_stamp(queue: Path) -> str:
     return f"{KEYS_VERSION}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def _open(path: Path, folder: Path) -> closing[sqlite3.Connection]:
+@contextmanager
+def _open(path: Path, folder: Path) -> Iterator[sqlite3.Connection]:
+    """``path`` of the literature library ``folder``, read-only; a damaged file is said to be the literature's
+    (:func:`~citefinder.library.reference.damaged_input`), never the user's library's."""
     try:
-        return closing(connect_read_only(path))
+        con = connect_read_only(path)
     except sqlite3.Error as e:
-        raise SourceError(f"Cannot read the literature library {folder} ({e}).") from e
+        raise damaged_input(folder, ROLE, e) from e
+    try:
+        yield con
+    except sqlite3.DatabaseError as e:
+        raise damaged_input(folder, ROLE, e) from e
+    finally:
+        con.close()
 
 
 def _papers(con: sqlite3.Connection, ids: dict[int, str]) -> list[Paper]:

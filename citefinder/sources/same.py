@@ -6,9 +6,12 @@ neither the year (more than one apart) nor the first author's surname contradict
 paper's own years fits, another version of it (:func:`other_version`: the same title by the same first author, at
 most three years apart: a preprint and its journal version). A record found by its DOI or arXiv id whose title
 contradicts the entry's (:func:`titles_agree`: a .bib entry carrying another paper's id) is no match either,
-and the entry is asked again by its title. A wrong match is the worst
-outcome, so a title shared by two works that both pass (two papers called "Deep learning", and an entry without
-the year or author that would tell them apart) is *ambiguous* and left alone.
+and the entry is asked again by its title. A wrong match is the worst outcome, so a title match is taken only
+when it is sure (:func:`citefinder.library.identity.title_doubt`: the title is not generic and both records
+carry the year and first author that agree); otherwise it is *ambiguous* and left alone, even when the source
+holds one record of that title (``@misc{deeplearning, title={Deep Learning}}`` is not taken for LeCun's review
+because the literature holds no other "Deep Learning"; "Introduction" by Smith 2016 is not an authorless 2016
+"Introduction"), and so is a title shared by two works that both pass.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from citefinder.library.identity import (
     normalize_doi,
     normalize_title,
     same_work,
+    title_doubt,
 )
 from citefinder.sources.base import Lookup, LookupBy, Source, SourceRecord
 from citefinder.types import Paper
@@ -36,14 +40,15 @@ VERSION_YEARS = 3  # how far apart a work's versions may be (preprint, proceedin
 @dataclass(frozen=True)
 class Match:
     """What a source holds of one paper: the same work (``found``, and the key it was found by), or several
-    works it could be (``ambiguous``: left alone), or nothing. ``rejected``: records the source answered with
-    that are not this work (a search's near misses), for the trace."""
+    works it could be (``ambiguous``: left alone, ``why``: what is missing to tell), or nothing. ``rejected``:
+    records the source answered with that are not this work (a search's near misses), for the trace."""
 
     paper: Paper
     found: SourceRecord | None = None
     via: LookupBy | None = None
     ambiguous: tuple[SourceRecord, ...] = ()
     rejected: tuple[SourceRecord, ...] = ()
+    why: str = ""
 
 
 def lookup_for(paper: Paper, by: LookupBy) -> Lookup | None:
@@ -70,9 +75,18 @@ def decide(paper: Paper, by: LookupBy, records: Sequence[SourceRecord]) -> Match
         fits, rejected = versions, [r for r in rejected if r not in versions]
     if not fits:
         return Match(paper, rejected=tuple(rejected))
+    if by == "title":
+        sure = [r for r in fits if title_doubt(paper, r.paper) is None]
+        if not sure:  # the title alone, without the year and author that would confirm it: left alone
+            return Match(paper, ambiguous=tuple(w[0] for w in _works(fits)), rejected=tuple(rejected),
+                         why=title_doubt(paper, fits[0].paper) or "")
+        works = _works(sure)
+        if len(works) > 1:
+            return Match(paper, ambiguous=tuple(w[0] for w in works), rejected=tuple(rejected),
+                         why=f"{len(works)} works share the title, year and first author")
+        best = max(works[0], key=lambda r: (bool(r.paper.abstract), len(r.paper.abstract)))
+        return Match(paper, found=best, via=by, rejected=tuple(rejected))
     works = _works(fits)
-    if by == "title" and len(works) > 1:
-        return Match(paper, ambiguous=tuple(w[0] for w in works), rejected=tuple(rejected))
     best = max(works[0], key=lambda r: (bool(r.paper.abstract), len(r.paper.abstract)))
     return Match(paper, found=best, via=by, rejected=tuple(rejected))
 

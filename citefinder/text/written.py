@@ -3,7 +3,8 @@ draft it was written for and the cite commands CiteFinder put into it (key and t
 
 Two readers: the safe writer (:mod:`citefinder.text.safewrite`) replaces an existing output only when it is
 still the file CiteFinder wrote for this draft; learning skips a cite CiteFinder put there itself (a re-fill
-or a check of a filled draft learns nothing the user did not choose). A cite is known in its file's own
+or a check of a filled draft learns nothing the user did not choose), found even after the user edited the
+words before it (:func:`owned`). A cite is known in its file's own
 coordinates (the file, and that file's text before it), never in a project's inlined text.
 """
 
@@ -115,10 +116,19 @@ class WrittenCites:
     def of(self, path: Path) -> frozenset[Cite]:
         return self.by_file.get(path, frozenset())
 
+    _owned: dict[tuple[Path, int], tuple[str, frozenset[tuple[int, str]]]] = field(
+        default_factory=dict, compare=False, repr=False)  # per file: its text and the cites owned in it (a cache)
+
     def holds(self, path: Path, text: str, start: int, key: str) -> bool:
-        """CiteFinder wrote ``key`` into the cite command at ``start`` of ``text``, the text of file ``path``."""
+        """CiteFinder wrote ``key`` into the cite command at ``start`` of ``text``, the text of file ``path``, or
+        may have (:func:`owned`: an edit near it does not make it the user's)."""
         cites = self.of(path)
-        return bool(cites) and Cite(key, context(text, start)) in cites
+        if not cites:
+            return False
+        known = self._owned.get((path, hash(text)))
+        if known is None or known[0] != text:
+            known = self._owned[(path, hash(text))] = (text, owned(cites, text))
+        return (start, key) in known[1]
 
     def in_project(self, project: Project, pos: int, key: str) -> bool:
         """CiteFinder wrote ``key`` into the cite command at ``pos`` of ``project.text`` (read in its own file)."""
@@ -126,6 +136,55 @@ class WrittenCites:
             return False
         i, at = project.locate(pos)
         return self.holds(project.files[i].path, project.files[i].text, at, key)
+
+
+def owned(cites: Iterable[Cite], text: str) -> frozenset[tuple[int, str]]:
+    """(start, key) of every cite command of ``text`` (a file's own text) that holds a key CiteFinder noted
+    writing there (``cites``), or may hold it: what is not learned as the user's choice.
+
+    The text a cite was noted with (:data:`CONTEXT` characters before it) changes when the user edits a few
+    words before it, so a cite is not found by that text alone. Per key: the file's cite commands holding it are
+    CiteFinder's when their text before is the noted one; of the others, as many as CiteFinder noted are its own,
+    the ones whose text before is most like a noted one (:class:`difflib.SequenceMatcher`); only a command beyond
+    that count (the user cited the key again elsewhere) is the user's. When the file holds no more of the key
+    than CiteFinder wrote, every one is taken for CiteFinder's: unsure, nothing is learned."""
+    import difflib
+
+    from citefinder.text.latex import scan_latex
+
+    noted: dict[str, list[str]] = {}
+    for c in cites:
+        noted.setdefault(c.key, []).append(c.before)
+    if not noted:
+        return frozenset()
+    present: dict[str, list[tuple[int, str]]] = {}
+    for command in scan_latex(text).cites:
+        for key in dict.fromkeys(command.cited):
+            if key in noted:
+                present.setdefault(key, []).append((command.start, context(text, command.start)))
+    out: set[tuple[int, str]] = set()
+    for key, here in present.items():
+        left = list(noted[key])
+        rest = []
+        for start, before in here:  # the noted text exactly: CiteFinder's
+            if before in left:
+                left.remove(before)
+                out.add((start, key))
+            else:
+                rest.append((start, before))
+        if len(rest) <= len(left):
+            out.update((start, key) for start, _ in rest)
+            continue
+        pairs = sorted(((difflib.SequenceMatcher(a=before, b=theirs, autojunk=False).ratio(), i, j)
+                        for i, (_, before) in enumerate(rest) for j, theirs in enumerate(left)), reverse=True)
+        used_i: set[int] = set()
+        used_j: set[int] = set()
+        for _, i, j in pairs:
+            if i not in used_i and j not in used_j:
+                used_i.add(i)
+                used_j.add(j)
+                out.add((rest[i][0], key))
+    return frozenset(out)
 
 
 def cites_written(paths: Iterable[Path]) -> WrittenCites:
@@ -174,6 +233,7 @@ def carried_cites(original: str, changed: str, ours: frozenset[Cite]) -> list[Ci
     from citefinder.text.latex import scan_latex
 
     old, new = list(scan_latex(original).cites), list(scan_latex(changed).cites)
+    theirs = owned(ours, original)
     tokens = [[(c.command, tuple(c.cited)) for c in side] for side in (old, new)]
     out: list[Cite] = []
     matcher = difflib.SequenceMatcher(a=tokens[0], b=tokens[1], autojunk=False)
@@ -186,7 +246,7 @@ def carried_cites(original: str, changed: str, ours: frozenset[Cite]) -> list[Ci
                        and set(old[i].cited) & set(new[b].cited)), None)
             if at is None:
                 continue
-            mine = {k for k in old[at].cited if Cite.at(original, old[at].start, k) in ours}
+            mine = {k for k in old[at].cited if (old[at].start, k) in theirs}
             out += [Cite.at(changed, new[b].start, k) for k in new[b].cited if k in mine]
             a = at + 1
     return list(dict.fromkeys(out))

@@ -1,7 +1,8 @@
 """Completing the user's entries from the configured literature library (the setting ``literature``): the
 *Complete from ...* button under an import summary and beside a paired .bib, and the enrichment of a paired .bib
-before each fill with its one line ("12 of your 43 entries gained an abstract from papers-333k").
-:mod:`citefinder.sources.enrich` does the work; the user's .bib entries are never changed."""
+before each fill with its one line ("12 of your 43 entries gained an abstract from papers-333k"), and after a
+*Complete* the entries that were not found and the ambiguous ones left alone. :mod:`citefinder.workflow.enrich`
+does the work; the user's .bib entries are never changed."""
 
 from __future__ import annotations
 
@@ -15,15 +16,16 @@ import streamlit as st
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.library.store import Library
-from citefinder.sources.enrich import EnrichReport, enrich
-from citefinder.sources.registry import open_source
+from citefinder.sources.enrich import Outcome
 from citefinder.ui import render
 from citefinder.ui.markdown import escape_markdown
+from citefinder.workflow.enrich import Completion, complete, open_from
 
 log = logging.getLogger(__name__)
 
 LINES = "enrich_lines"  # library folder -> the last enrichment's line, shown beside that library's .bib
-SHOWN_AMBIGUOUS = 20
+RESULTS = "enrich_results"  # library folder -> the last Complete's Completion (its lists stay on the page)
+SHOWN = 20  # entries listed per group (not found, left alone)
 
 
 def source_name(settings: Settings) -> str:
@@ -32,11 +34,11 @@ def source_name(settings: Settings) -> str:
     return Path(spec).name if spec else ""
 
 
-def run_enrich(settings: Settings, library: Library) -> EnrichReport | None:
-    """Enrich ``library`` from the configured literature library with a progress bar; None (and the reason on
+def run_enrich(settings: Settings, library: Library) -> Completion | None:
+    """Complete ``library`` from the configured literature library with a progress bar; None (and the reason on
     the page) when it cannot be read."""
     try:
-        source = open_source(settings.literature, settings)
+        source = open_from(settings.literature, settings, library)
     except CitefinderError as e:
         render.error_box(e)
         return None
@@ -48,36 +50,22 @@ def run_enrich(settings: Settings, library: Library) -> EnrichReport | None:
                           f"{max(0, total - done):,} left")
 
     try:
-        report = enrich(library, source, progress=progress)
+        done = complete(library, source, progress=progress)
     except CitefinderError as e:
         render.error_box(e)
         return None
     finally:
         bar.empty()
-    st.session_state.setdefault(LINES, {})[str(library.path)] = line(report, library)
-    return report
-
-
-def line(report: EnrichReport, library: Library) -> str:
-    """The one line a fill shows: how many entries have an abstract from the source (this run's and earlier
-    runs' enrichments), what this run added, what was left alone."""
-    total = library.count()
-    found = sum(any(f == "abstract" and src == report.source for f, src, _ in p.provenance)
-                for p in library.iter_papers())
-    parts = [f"{found:,} of your {total:,} entries gained an abstract from {report.source}"]
-    ids = sum(bool(set(o.gained) - {"abstract"}) for o in report.outcomes)
-    if ids:
-        parts.append(f"{ids:,} an identifier")
-    if ambiguous := report.of("ambiguous"):
-        parts.append(f"{len(ambiguous):,} ambiguous title{'s' if len(ambiguous) != 1 else ''} left alone")
-    return "; ".join(parts) + ". Your .bib is unchanged."
+    st.session_state.setdefault(LINES, {})[str(library.path)] = done.line(library)
+    st.session_state.setdefault(RESULTS, {})[str(library.path)] = done
+    return done
 
 
 def enrich_button(settings: Settings, open_library: Callable[[], Library], folder: Path | str, *, key: str,
                   container: Any = None) -> None:
     """*Complete from <literature>* (in ``container``, else the page): enrich the library ``open_library()`` opens
-    (kept in ``folder``), then say its line and every ambiguous title. Nothing when no literature library is
-    configured."""
+    (kept in ``folder``), then say its line, the entries not found and the ambiguous ones left alone (those of
+    the last enrichment of that library, a fill's too). Nothing when no literature library is configured."""
     name = source_name(settings)
     if not name:
         return
@@ -91,10 +79,10 @@ def enrich_button(settings: Settings, open_library: Callable[[], Library], folde
         except (CitefinderError, OSError) as e:
             render.error_box(e)
             return
-        report = run_enrich(settings, library)
-        if report is not None:
-            _ambiguous(report)
+        run_enrich(settings, library)
     paired_line(folder)
+    if (shown := st.session_state.get(RESULTS, {}).get(str(folder))) is not None:
+        left_out(shown)
 
 
 def enrich_before_fill(settings: Settings, library: Library) -> None:
@@ -103,8 +91,8 @@ def enrich_before_fill(settings: Settings, library: Library) -> None:
     if not source_name(settings) or library.read_only:
         return
     with st.spinner(f"Completing your entries from {escape_markdown(source_name(settings))}..."):
-        report = run_enrich(settings, library)
-    if report is not None:
+        done = run_enrich(settings, library)
+    if done is not None:
         paired_line(library.path)  # here now; beside the pairing on the next runs of the page
 
 
@@ -115,11 +103,19 @@ def paired_line(folder: Path | str) -> None:
         st.caption(escape_markdown(shown))
 
 
-def _ambiguous(report: EnrichReport) -> None:
-    ambiguous = report.of("ambiguous")
-    if not ambiguous:
-        return
-    with st.expander(f"Titles left alone ({len(ambiguous)}): two works share them", icon=":material/call_split:"):
-        st.markdown("\n".join(f"- {escape_markdown(o.line())}" for o in ambiguous[:SHOWN_AMBIGUOUS])
-                    + (f"\n\n…and {len(ambiguous) - SHOWN_AMBIGUOUS} more." if len(ambiguous) > SHOWN_AMBIGUOUS
-                       else ""))
+def left_out(done: Completion) -> None:
+    """The entries a *Complete* did not complete, each group in an expander: those the source does not hold, and
+    the ambiguous ones left alone with the works they could be and why."""
+    groups = [(done.ambiguous, f"Left alone ({len(done.ambiguous)}): ambiguous, their title alone does not say "
+                               "which work", ":material/call_split:"),
+              (done.not_found, f"Not found in {done.source} ({len(done.not_found)})", ":material/search_off:")]
+    for outcomes, label, icon in groups:
+        if outcomes:
+            with st.expander(escape_markdown(label), icon=icon):
+                st.markdown(_listed(outcomes))
+
+
+def _listed(outcomes: list[Outcome]) -> str:
+    more = len(outcomes) - SHOWN
+    return "\n".join(f"- {escape_markdown(o.line())}" for o in outcomes[:SHOWN]) + (
+        f"\n\n…and {more} more." if more > 0 else "")

@@ -1,12 +1,15 @@
 """The Library page's view of the .bib files paired on the Cite or Check page: each has a library of its own
 (``<library>/paired/<hash>/library``, :mod:`citefinder.ui.paired_bib`), so its papers are not in the table
-above. Listed here, with where they live, and editable like the others (an edit reaches that .bib's export)."""
+above. Listed here, with where they live, and editable like the others (an edit reaches that .bib's export); each
+can be completed from the literature library here as on the Cite page, each field found showing where it came
+from."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +19,7 @@ from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.library.store import Library
 from citefinder.types import Paper
-from citefinder.ui import paired_bib, paper_editor, resources, state
+from citefinder.ui import enrich_view, paired_bib, paper_editor, resources, state
 from citefinder.ui.markdown import code_span, escape_markdown, message_markdown
 
 MAX_SHOWN = 8  # the most recently used paired files
@@ -78,6 +81,10 @@ def whose(settings: Settings, library: Library, papers: Sequence[Paper]) -> dict
     return out
 
 
+def _same(library: Library) -> Library:
+    return library
+
+
 def paired_section(settings: Settings) -> None:
     folders = paired_folders(settings)
     if not folders:
@@ -100,6 +107,8 @@ def paired_section(settings: Settings) -> None:
             st.dataframe(pd.DataFrame([{"key": p.key or "", "title": p.title, "year": p.year or "",
                                         "whose": f"paired with {name}"} for p in papers]),
                          hide_index=True, width="stretch")
+            enrich_view.enrich_button(settings, partial(_same, library), library.path,
+                                      key=f"paired_enrich_{folder.name}")
             titles = {p.doc_id: p.title for p in papers}
             doc_id = st.selectbox("Open and edit", list(titles), index=None, key=f"paired_edit_{folder.name}",
                                   format_func=titles.__getitem__, placeholder="Choose a paper")

@@ -14,6 +14,7 @@ from citefinder.library.store import Library
 from citefinder.types import Paper
 from citefinder.ui import render, state
 from citefinder.ui.markdown import escape_markdown
+from citefinder.workflow.enrich import field_source, provenance
 
 
 def _replace_in_review(paper: Paper) -> None:
@@ -38,9 +39,14 @@ def edit_form(library: Library, paper: Paper, form_key: str, *, full: bool = Tru
                                         help="Used in the .bib and in \\cite{...}; empty: made from author and year.")
             more["venue"] = st.text_input("Venue (journal, proceedings, publisher)", value=paper.venue or "",
                                           key=f"{form_key}_venue")
-            more["doi"] = st.text_input("DOI", value=paper.doi or "", key=f"{form_key}_doi")
+            more["doi"] = st.text_input("DOI", value=paper.doi or "", key=f"{form_key}_doi",
+                                        help=found_in(paper, "doi"))
             more["url"] = st.text_input("URL", value=paper.url or "", key=f"{form_key}_url")
-            more["abstract"] = st.text_area("Abstract", value=paper.abstract, key=f"{form_key}_abstract", height=150)
+            more["abstract"] = st.text_area("Abstract", value=paper.abstract, key=f"{form_key}_abstract", height=150,
+                                            help=found_in(paper, "abstract"))
+            if completed := provenance(paper):
+                st.caption(escape_markdown("Completed by CiteFinder, not in your .bib: "
+                                           + "; ".join(f.text() for f in completed) + "."))
         if not st.form_submit_button("Save", type="primary", icon=":material/save:", disabled=library.read_only):
             return
     try:
@@ -52,6 +58,12 @@ def edit_form(library: Library, paper: Paper, form_key: str, *, full: bool = Tru
     _replace_in_review(saved)
     _saved(paper, saved)
     st.rerun()
+
+
+def found_in(paper: Paper, field: str) -> str | None:
+    """The help of a field CiteFinder completed: where it was found (None for the user's own field)."""
+    found = field_source(paper, field)
+    return f"Found in {found.source} ({found.source_id}) by *Complete*; your .bib does not hold it." if found else None
 
 
 SAVED = "library_saved"  # the last Save's confirmation, shown where the user clicked (and at the top)
@@ -110,8 +122,6 @@ def edit_section(library: Library, shown: list[Paper]) -> None:
         paper = next((p for p in shown if p.doc_id == doc_id), None)
         if paper is not None:
             st.caption(f"id {escape_markdown(paper.doc_id)} · from {escape_markdown(paper.source or 'unknown')}")
-            if found := render.provenance_line(paper):
-                st.caption(found)
             saved_note(paper)
             fields, entry = st.tabs(["Fields", "BibTeX entry"])
             with fields:
