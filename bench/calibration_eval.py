@@ -161,7 +161,7 @@ def write_bib(sc: dict[str, Any], data: Path, folder: Path) -> Path:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from citefinder.config import Settings, offline_environment
     from citefinder.evaluate.drafts import key_to_doc_id, open_draft_library
-    from citefinder.evaluate.runner import ItemOutcome, _gold_rank, agent_lists, stage_runs
+    from citefinder.evaluate.runner import ItemOutcome, agent_lists, best_gold_rank, stage_runs
     from citefinder.pipeline.pipeline import Pipeline
 
     offline_environment()
@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             sel = result.selection
             o = ItemOutcome(
                 id=f"{sc['id']}:{g['slot']}", text=result.slot.sentence if result.slot else "", gold=gold,
-                answerable=bool(gold), runs={}, gold_rank={s: _gold_rank(r, gold) for s, r in runs.items()},
+                answerable=bool(gold), runs={}, gold_rank={s: best_gold_rank(r, gold) for s, r in runs.items()},
                 lists={k: [(h.doc_id, h.rank, round(h.score, 5)) for h in v] for k, v in agent_lists(result).items()},
                 selected=sel.paper.doc_id if sel.status == "found" and sel.paper else None,
                 selected_all=tuple(p.doc_id for p in sel.papers) if sel.status == "found" else (),

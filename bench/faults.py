@@ -56,7 +56,7 @@ def _check(folder: Path, expected_ids: set[str]) -> dict:
     found = len(lib._collection.query(query_embeddings=[vec], n_results=n_vec, include=[])["ids"][0]) if n_vec else 0
     manifest = read_manifest(folder)
     return {"stored": len(set(ids)), "duplicates": len(ids) - len(set(ids)), "lost": len(expected_ids - set(ids)),
-            "bm25": len(lib._ensure_bm25()), "manifest": manifest.get("papers"), "vectors_found": found,
+            "bm25": len(lib.ensure_bm25()), "manifest": manifest.get("papers"), "vectors_found": found,
             "vectors": n_vec, "pending": lib.pending_count()}
 
 

@@ -9,7 +9,7 @@ from citefinder.library.store import Library
 def assert_consistent(lib: Library, n: int) -> None:
     """Chroma's records, its vector index, BM25 and the manifest all agree on n papers."""
     assert lib.count() == n
-    assert len(lib._ensure_bm25()) == n
+    assert len(lib.ensure_bm25()) == n
     manifest = read_manifest(lib.path)
     assert (manifest["papers"], manifest["embedded"], manifest["dirty"]) == (n, lib.embedded_count(), False)
     assert len(lib._indexed_ids()) == lib.embedded_count()  # every stored paper has its vector indexed

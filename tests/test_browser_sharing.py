@@ -59,7 +59,7 @@ def test_import_beside_a_running_app_loses_nothing_and_the_app_sees_it(tmp_path)
     assert "Traceback" not in (tmp_path / "server.log").read_text(errors="replace")
     reader = Library.open(Settings(library=folder))
     n = SAMPLE + len(extra)
-    assert (reader.count(), reader.embedded_count(), len(reader._ensure_bm25())) == (n, n, n)
+    assert (reader.count(), reader.embedded_count(), len(reader.ensure_bm25())) == (n, n, n)
     manifest = read_manifest(folder)
     assert (manifest["papers"], manifest["embedded"], manifest["dirty"]) == (n, n, False)
     assert len(reader._indexed_ids()) == n

@@ -119,7 +119,7 @@ def test_a_second_ctrl_c_while_embed_stops_still_ends_in_the_one_message(queued,
 
     lib = Library.open(Settings(library=folder))
     assert (lib.count(), lib.embedded_count(), lib.pending_count()) == (N, embedded, N - embedded)
-    assert len(lib._ensure_bm25()) == N and lib.problems() == []
+    assert len(lib.ensure_bm25()) == N and lib.problems() == []
     assert lib.embed_pending() == N - embedded
     assert (lib.embedded_count(), lib.pending_count()) == (N, 0)
 

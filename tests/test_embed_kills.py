@@ -107,7 +107,7 @@ def test_a_kill_at_any_stage_of_embed_counts_every_paper_once(queued, tmp_path, 
 
     with FolderLock(folder):  # a reader beside a writer (here: the lock held) reads without settling anything
         reader = Library.open(Settings(library=folder))
-        assert (reader.count(), len(reader._ensure_bm25())) == (N, N), stage
+        assert (reader.count(), len(reader.ensure_bm25())) == (N, N), stage
         assert sorted(p.doc_id for p in reader.iter_papers()) == sorted(f"k{i}" for i in range(N))
     del reader
     chromadb.api.client.SharedSystemClient.clear_system_cache()
@@ -123,9 +123,9 @@ def test_a_kill_at_any_stage_of_embed_counts_every_paper_once(queued, tmp_path, 
     stored = set(lib._stored_ids())
     assert not stored & _queue_ids(folder), stage  # a stored paper is not also waiting for its vectors
     assert lib.count() == len(stored) + lib.pending_count() == N
-    assert len(lib._ensure_bm25()) == N and lib.problems() == []
+    assert len(lib.ensure_bm25()) == N and lib.problems() == []
 
     resumed = _cli("library", "embed", "--library", str(folder))
     assert resumed.returncode == 0, resumed.stderr
     lib = Library.open(Settings(library=folder))
-    assert (lib.count(), lib.embedded_count(), lib.pending_count(), len(lib._ensure_bm25())) == (N, N, 0, N)
+    assert (lib.count(), lib.embedded_count(), lib.pending_count(), len(lib.ensure_bm25())) == (N, N, 0, N)

@@ -191,13 +191,13 @@ def test_training_pulls_sentences_towards_the_papers_they_cite(tiny_training):
 def test_training_encodes_in_length_chunks_with_the_same_vectors_in_order():
     import torch
 
-    from citefinder.train.embedder.train import _embed
+    from citefinder.train.embedder.train import embed_texts
 
     model = load_base(TrainConfig())
     texts = ["BLEU", "Deep Residual Learning for Image Recognition. " + "Deeper networks are harder to train. " * 20,
              "Adam", "Attention is all you need. The dominant sequence transduction models are recurrent.", "GloVe"]
     with torch.no_grad():
-        chunked = _embed(model, texts, 256, chunk=2).numpy()  # the base model's own limit
+        chunked = embed_texts(model, texts, 256, chunk=2).numpy()  # the base model's own limit
     whole = model.encode(texts, normalize_embeddings=True)
     assert np.abs(chunked - whole).max() < 1e-5
 

@@ -63,7 +63,7 @@ def test_a_deferred_import_queues_the_paper_to_embed_again(tmp_path, capsys):
     assert main(["library", "import", str(ours), "--defer-embedding", "--library", lib]) == 0
     assert "updated 1 (prickle2021tunnels)" in capsys.readouterr().out
     library = Library.open(Settings(library=lib))
-    assert (library.count(), library.pending_count(), len(library._ensure_bm25())) == (1, 1, 1)
+    assert (library.count(), library.pending_count(), len(library.ensure_bm25())) == (1, 1, 1)
     assert library.get([p.doc_id for p in library.iter_papers()])[0].abstract == ABSTRACT
     assert library.embed_pending() == 1
     assert (library.count(), library.embedded_count(), library.pending_count()) == (1, 1, 0)

@@ -275,7 +275,7 @@ def test_writes_that_change_no_paper_do_not_rebuild_bm25(tmp_path, embedder) -> 
     again = _cli("library", "import", str(src), "--library", str(folder))  # another process, all duplicates
     assert again.returncode == 0 and "added 0, duplicates skipped 30" in again.stdout, again.stdout + again.stderr
     reader = Library.open(Settings(library=folder), embedder=embedder)
-    assert len(reader._ensure_bm25()) == 33
+    assert len(reader.ensure_bm25()) == 33
     assert (_bm25_files(folder), read_manifest(folder)["generation"]) == (before, generation)
 
     lib.add_papers([Paper("new", "One more paper on sparse retrieval")])  # a real change does rebuild

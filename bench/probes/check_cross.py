@@ -49,9 +49,9 @@ def main() -> None:
             items.append((q, refs[g[0]], [refs[k] for k in rnd.sample(pool, min(a.others, len(pool)))]))
     items = rnd.sample(items, min(a.slots, len(items)))
     out: dict = {"slots": len(items), "bib": a.bib}
-    from citefinder.library.embedder import Embedder, _minilm_path
+    from citefinder.library.embedder import Embedder, minilm_path
 
-    emb = Embedder(str(_minilm_path()))
+    emb = Embedder(str(minilm_path()))
     wins = total = 0
     for q, gold, others in items:
         v = np.asarray(emb.encode([q, gold, *others]), dtype=np.float32)

@@ -80,7 +80,7 @@ def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Pat
            progress: Callable[[str, str], Any], plan: Any) -> int:
     from citefinder.check.draft import check_project, fitting_pairs
     from citefinder.check.report import markdown, table, to_json
-    from citefinder.cli.fill import _bib_library
+    from citefinder.cli.fill import bib_library
     from citefinder.library.link import linked_files
     from citefinder.pipeline.pipeline import Pipeline
     from citefinder.text.textsafe import terminal_safe
@@ -91,7 +91,7 @@ def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Pat
 
         reference = ReferenceLibrary.open(args.against)
         print(f"reference: {reference.count} papers in {reference.folder}", file=sys.stderr)
-    settings, library, _keys = _bib_library(bibs, settings, explicit_library=args.library is not None)
+    settings, library, _keys = bib_library(bibs, settings, explicit_library=args.library is not None)
     plan.protect("a file linked to the library", linked_files(library))
     plan.protect_folder("the library folder", library.path)
     library.embedder.encode(["warm up"])
@@ -171,14 +171,14 @@ def _learn_fixes(args: argparse.Namespace, settings: Any, project: Any, fixes: d
     """The replacements the user chose join the memory: each fixed citation's sentence with its new key's paper
     (in the library kept beside the .bib; a new key the .bib lacks teaches nothing)."""
     from citefinder.check.draft import bib_entries, fixed_pairs, key_docs
-    from citefinder.cli.fill import _bib_library
+    from citefinder.cli.fill import bib_library
 
     bibs = [b.expanduser().resolve() for b in args.bib or []] or [b for b in project.bibliographies if b.is_file()]
     if not bibs:
         print(f"  not learned: {args.draft.name} names no .bib that exists (give --bib REFS.bib)", file=sys.stderr)
         return
     try:
-        settings, library, _keys = _bib_library(bibs, settings, explicit_library=args.library is not None)
+        settings, library, _keys = bib_library(bibs, settings, explicit_library=args.library is not None)
         doc_of = key_docs(library, bib_entries(bibs)[0])
     except CitefinderError as e:
         print(f"  not learned: {e}", file=sys.stderr)

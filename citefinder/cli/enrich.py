@@ -46,11 +46,11 @@ def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], A
     if args.json_out is not None:
         plan.target("--json", args.json_out)
     if args.bib:
-        from citefinder.cli.fill import _bib_library
+        from citefinder.cli.fill import bib_library
 
         bibs = [b.expanduser().resolve() for b in args.bib]
         plan.protect("your .bib", bibs)
-        _, library, _ = _bib_library(bibs, settings, explicit_library=args.library is not None)
+        _, library, _ = bib_library(bibs, settings, explicit_library=args.library is not None)
     else:
         library = open_library(settings)
     plan.protect("a file linked to the library", linked_files(library))

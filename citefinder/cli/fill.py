@@ -139,7 +139,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     if bibs:
         from citefinder.pipeline.pipeline import Pipeline
 
-        settings, library, bib_keys = _bib_library(bibs, settings, explicit_library=explicit)
+        settings, library, bib_keys = bib_library(bibs, settings, explicit_library=explicit)
         library.embedder.encode(["warm up"])  # load the model here, so the dense stage's trace times the search only
         pipeline = Pipeline(settings, library)
     else:
@@ -326,36 +326,24 @@ def _label(paper: Paper) -> str:
     return paper.key or paper.doc_id
 
 
-def _bib_library(bibs: list[Path], settings: Any, *, explicit_library: bool) -> tuple[Any, Any, set[str]]:
-    """Settings for the library kept beside the first .bib (or the one given), that library synced with
-    the .bib files (and its other linked files), and the keys they hold."""
-    from citefinder.library.link import library_beside, link_file, linked_files, sync_all
-    from citefinder.library.readers import read_papers
-    from citefinder.library.store import Library
+def bib_library(bibs: list[Path], settings: Any, *, explicit_library: bool) -> tuple[Any, Any, set[str]]:
+    """The workflow's library of the .bib files (``workflow.bib_library``), its link reports said on stderr."""
+    from citefinder.workflow.bib_library import open_bib_library
 
-    for bib in bibs:
-        if not bib.is_file():
-            raise InputError(f"Cannot read {bib}: no such file.")
-    if not explicit_library:
-        settings = settings.model_copy(update={"library": library_beside(bibs[0])})
-    library = Library.open(settings)
-    linked = linked_files(library)
-    reports = [link_file(library, bib) for bib in bibs if bib not in linked] + sync_all(library)
-    held = False
-    for report in reports:
-        if report.changed:
-            print(report.summary(), file=sys.stderr)
-        held |= report.held
-        for f in report.failures[:20]:
-            print(f"  could not read: {f.source}: {f.reason}", file=sys.stderr)
-        for note in report.notes[:20]:
-            print(f"  note: {note}", file=sys.stderr)
-    keys = {p.key for bib in bibs for p in read_papers(bib) if isinstance(p, Paper) and p.key}
-    if not keys:
-        names = ", ".join(b.name for b in bibs)
-        raise InputError(f"{names} holds no entry with a key; nothing could be cited from it"
-                         + ("; the library kept its papers (see above)." if held else "."))
-    return settings, library, keys
+    opened = open_bib_library(bibs, settings, explicit_library=explicit_library)
+    for report in opened.reports:
+        say_link_report(report, file=sys.stderr, summary=report.changed)
+    return opened.settings, opened.library, set(opened.keys)
+
+
+def say_link_report(report: Any, *, file: Any = None, summary: bool = True) -> None:
+    """A link report's summary (where asked), then its first 20 failures and notes."""
+    if summary:
+        print(report.summary(), file=file)
+    for f in report.failures[:20]:
+        print(f"  could not read: {f.source}: {f.reason}", file=file)
+    for note in report.notes[:20]:
+        print(f"  note: {note}", file=file)
 
 
 def run_link(args: argparse.Namespace, library: Any) -> int:
@@ -367,11 +355,7 @@ def run_link(args: argparse.Namespace, library: Any) -> int:
         for path in args.files:
             report = link_file(library, path, accept_removals=getattr(args, "accept_removals", False))
             held += report.held
-            print(report.summary())
-            for f in report.failures[:20]:
-                print(f"  could not read: {f.source}: {f.reason}")
-            for note in report.notes[:20]:
-                print(f"  note: {note}")
+            say_link_report(report)
         print(f"library now holds {library.count()} papers; linked files are re-imported when they change")
         return 1 if held else 0
     if args.library_command == "unlink":

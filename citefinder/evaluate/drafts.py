@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from citefinder.evaluate.dataset import EvalItem
-from citefinder.evaluate.runner import ItemOutcome, _gold_rank, agent_lists, score, stage_runs
+from citefinder.evaluate.runner import ItemOutcome, agent_lists, best_gold_rank, score, stage_runs
 from citefinder.types import Paper
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def evaluate_draft(
                 answerable=bool(gold),
                 runs=runs,
                 lists={k: [(h.doc_id, h.rank, round(h.score, 5)) for h in v] for k, v in agent_lists(result).items()},
-                gold_rank={stage: _gold_rank(run, gold) for stage, run in runs.items()},
+                gold_rank={stage: best_gold_rank(run, gold) for stage, run in runs.items()},
                 selected=sel.paper.doc_id if sel.status == "found" and sel.paper else None,
                 selected_all=tuple(p.doc_id for p in sel.papers) if sel.status == "found" else (),
                 selected_title=sel.paper.title if sel.status == "found" and sel.paper else None,

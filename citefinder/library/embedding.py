@@ -32,7 +32,7 @@ class LibraryEmbeds(LibraryWrites):
         done = 0
         total = self._pending.count()
         ahead = EncodeAhead(self.embedder) if self.settings.embed_ahead else None
-        with self._writing():
+        with self.writing():
             self._mark_dirty(True)
             flying: tuple[list[Paper], list[Any], Future[Any] | None] | None = None  # the batch embedded ahead
             try:

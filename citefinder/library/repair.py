@@ -44,7 +44,7 @@ class LibraryRepairs(LibraryEmbeds):
         n = self.count()
         if manifest and not manifest.get("dirty") and "papers" in manifest and manifest["papers"] != n:
             found.append(f"the manifest expects {manifest['papers']} papers but the store holds {n}")
-        bm25 = self._ensure_bm25()
+        bm25 = self.ensure_bm25()
         if len(bm25) != n:
             found.append(f"the BM25 index holds {len(bm25)} papers but the store holds {n}")
         missing = self._missing_vector_count()
@@ -57,7 +57,7 @@ class LibraryRepairs(LibraryEmbeds):
         """Rebuild what can be rebuilt from the stored papers (BM25, dedupe keys, manifest counts);
         returns what was done, one line each. Accepts the store as it now is."""
         done: list[str] = []
-        with self._writing():
+        with self.writing():
             try:
                 restored = self._restore_vectors()
             except Exception as e:  # noqa: BLE001 - only a damaged vector index is repaired here
@@ -109,7 +109,7 @@ class LibraryRepairs(LibraryEmbeds):
         return (f"Chroma's vector index was damaged ({detail}); moved it aside to {aside.name} (delete it once "
                 "the library works) and embedded the stored papers again")
 
-    def _check_counts(self) -> None:
+    def check_counts(self) -> None:
         """A store holding fewer papers than the last finished write recorded was truncated or lost."""
         manifest = read_manifest(self.path)
         if manifest.get("dirty") or "embedded" not in manifest:
@@ -180,7 +180,7 @@ class LibraryRepairs(LibraryEmbeds):
                 return True
         return False
 
-    def _warn_missing_vectors(self) -> None:
+    def warn_missing_vectors(self) -> None:
         """On open: name missing vectors (and how to restore them) instead of searching without them."""
         if not self._vectors_unreadable():
             return

@@ -69,7 +69,7 @@ def _digest(folder: Path) -> str:
 def model_folder(name: str) -> Path:
     """The complete model folder of a shipped model, built into the cache on first use (atomically: several
     processes building it at once each end with the whole folder)."""
-    from citefinder.library.embedder import _cache_root, _minilm_path
+    from citefinder.library.embedder import _cache_root, minilm_path
 
     source = shipped_folder(name)
     if not available(name):
@@ -83,7 +83,7 @@ def model_folder(name: str) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
         try:
-            base = _minilm_path()
+            base = minilm_path()
             (_build_query_encoder if name == QUERY_ENCODER else _build_reranker)(source, base, tmp)
             (tmp / _BUILT).write_text("ok\n")
             try:

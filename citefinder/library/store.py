@@ -106,7 +106,7 @@ class Library(LibraryRepairs):
         if store_path is not None:
             weakref.finalize(lib, shutil.rmtree, str(store_path), True)
         if not read_only and not manifest:
-            with lib._writing():
+            with lib.writing():
                 if not read_manifest(path):
                     write_manifest(path, {"version": 1, "embedder": embedder.spec.to_dict(), "collection": name,
                                           "generation": 0, "dirty": False, MARKED: True,
@@ -114,13 +114,13 @@ class Library(LibraryRepairs):
         if repair:
             lib.repair_log = queue_log + lib.repair()
         else:
-            lib._check_counts()
-            lib._warn_missing_vectors()
-        lib._ensure_bm25()
+            lib.check_counts()
+            lib.warn_missing_vectors()
+        lib.ensure_bm25()
         return lib
 
     def bm25_search(self, text: str, k: int) -> list[Hit]:
-        return self._ensure_bm25().search(text, k)
+        return self.ensure_bm25().search(text, k)
 
     def hnsw_search(self, vector: Any, k: int) -> list[Hit]:
         """Nearest embedded papers to a query vector by Chroma's approximate HNSW index (a wide search);
@@ -141,7 +141,7 @@ class Library(LibraryRepairs):
             "collection": self.collection_name,
             "papers": self.count(),
             "awaiting_vectors": self.pending_count(),
-            "bm25_documents": len(self._ensure_bm25()),
+            "bm25_documents": len(self.ensure_bm25()),
             "embedder": self.embedder.spec.to_dict(),
             "embedder_device": embeds_on(self.embedder),
             "generation": manifest.get("generation", 0),

@@ -67,8 +67,8 @@ class LibraryWrites(LibraryCore):
         added: list[str] = []
         failures: list[ImportFailure] = []
         dupes = 0
-        with self._writing():
-            keys = self._dedupe_keys()
+        with self.writing():
+            keys = self.dedupe_keys()
             before = self.count()
             batch: list[tuple[Paper, tuple[str, ...], Identity]] = []
             batch_keys: dict[str, Identity] = {}  # keys of papers in the batch not yet stored
@@ -168,7 +168,7 @@ class LibraryWrites(LibraryCore):
 
     def remove(self, doc_ids: Sequence[str]) -> int:
         """Remove papers by doc_id; returns how many existed."""
-        with self._writing():
+        with self.writing():
             present = [p.doc_id for p in self.get(doc_ids)]
             if not present:
                 return 0
@@ -191,8 +191,8 @@ class LibraryWrites(LibraryCore):
             return len(present)
 
     @contextmanager
-    def _writing(self) -> Iterator[None]:
-        with super()._writing():
+    def writing(self) -> Iterator[None]:
+        with super().writing():
             if self._seen and not self._seen.get(MARKED):
                 try:
                     self._mark_old_sample()
@@ -213,7 +213,7 @@ class LibraryWrites(LibraryCore):
     def match(self, paper: Paper) -> str | None:
         """The doc_id of the stored paper that ``paper`` duplicates (the rule of :meth:`add_papers`), or None."""
         with self._write_lock:
-            keys = self._dedupe_keys()
+            keys = self.dedupe_keys()
             who = identity(paper)
             pkeys = dedupe_keys(paper) + (f"id:{paper.doc_id}",)
             return next((keys[k].doc_id for k in pkeys if same_work(k, keys.get(k), who)), None)
@@ -226,7 +226,7 @@ class LibraryWrites(LibraryCore):
         """
         if not papers:
             return 0
-        with self._writing():
+        with self.writing():
             if not self.get([p.doc_id for p in papers]):
                 return 0
             self._mark_dirty(True)
@@ -354,7 +354,7 @@ class LibraryWrites(LibraryCore):
         )
         return [p.doc_id for p in batch]
 
-    def _dedupe_keys(self) -> dict[str, Identity]:
+    def dedupe_keys(self) -> dict[str, Identity]:
         if self._keys is None:
             keys: dict[str, Identity] = {}
             for p in self.iter_papers():

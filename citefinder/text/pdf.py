@@ -33,7 +33,7 @@ def open_pdf(data: bytes, name: str) -> Any:
     except InputError:
         raise
     except Exception as e:  # pypdf raises many types on broken files (PdfReadError, ValueError, KeyError...)
-        raise InputError(f"{name} is not a readable PDF ({_short(e)}). Re-export it and try again.") from e
+        raise InputError(f"{name} is not a readable PDF ({short_error(e)}). Re-export it and try again.") from e
     return reader
 
 
@@ -69,12 +69,12 @@ def _decrypts_with_empty_password(reader: Any, name: str) -> bool:
         return bool(reader.decrypt(""))
     except DependencyError as e:  # AES needs the `cryptography` package (a declared dependency)
         raise InputError(f"{name} is AES-encrypted and reading it needs the cryptography package: "
-                         f"pip install cryptography ({_short(e)}).") from e
+                         f"pip install cryptography ({short_error(e)}).") from e
     except Exception:  # an algorithm pypdf cannot handle at all is as good as locked
         return False
 
 
-def _short(e: Exception) -> str:
+def short_error(e: Exception) -> str:
     text = " ".join(str(e).split()) or type(e).__name__
     return text[:160]
 
@@ -86,7 +86,7 @@ def page_texts(reader: Any, name: str) -> list[str]:
         try:
             texts.append(page.extract_text() or "")
         except Exception as e:  # one broken page should not lose the others
-            log.warning("%s: could not extract text of page %d: %s", name, i, _short(e))
+            log.warning("%s: could not extract text of page %d: %s", name, i, short_error(e))
             texts.append("")
     return texts
 

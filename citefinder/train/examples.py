@@ -142,7 +142,7 @@ def read_bib_entries(path: Path) -> tuple[dict[str, Paper], dict[str, str]]:
     from bibtexparser.model import DuplicateBlockKeyBlock, Entry
 
     # The reader's own entry -> Paper conversion (LaTeX decoding, DOI/arXiv normalisation).
-    from citefinder.library.formats.bib import _Latex, _paper_from_entry
+    from citefinder.library.formats.bib import LatexDecoder, paper_from_entry
     from citefinder.library.formats.common import RecordError
 
     path = Path(path)
@@ -150,7 +150,7 @@ def read_bib_entries(path: Path) -> tuple[dict[str, Paper], dict[str, str]]:
         text = decode_text(path.read_bytes())
     except OSError as e:
         raise InputError(f"Cannot read the BibTeX file {path}: {e}") from e
-    latex = _Latex()
+    latex = LatexDecoder()
     papers: dict[str, Paper] = {}
     broken: dict[str, str] = {}
     for block in bibtexparser.parse_string(text).blocks:
@@ -159,7 +159,7 @@ def read_bib_entries(path: Path) -> tuple[dict[str, Paper], dict[str, str]]:
         if not isinstance(block, Entry):
             continue
         try:
-            papers.setdefault(block.key, _paper_from_entry(block, path.name, latex))
+            papers.setdefault(block.key, paper_from_entry(block, path.name, latex))
         except RecordError as e:
             broken[block.key] = f"its entry in {path.name} {e}"
     return papers, broken

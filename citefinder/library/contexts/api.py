@@ -54,7 +54,7 @@ def import_contexts(library: Any, records: Iterable[ContextRecord | ImportFailur
     memory = memory_of(library)
     added = dupes = seen = 0
     failures: list[ImportFailure] = []
-    with library._writing():
+    with library.writing():
         batch: list[ContextRecord] = []
 
         def flush() -> None:
@@ -110,7 +110,7 @@ def learn_picks(library: Any, pairs: Iterable[tuple[str, str]], *, citing: str =
     if not records:
         return 0
     memory = memory_of(library)
-    with library._writing():
+    with library.writing():
         with memory.transaction() as con:
             _, new = memory.add(con, records, None)
             by_rid = {r.rid: r.doc_id for r in records}
@@ -128,7 +128,7 @@ def adopt_memory(library: Any, template: Path) -> ContextImportReport:
     memory = memory_of(library)
     if memory.exists():
         raise InputError(f"{memory.path} exists already; import into it with `citefinder contexts import`")
-    with library._writing():
+    with library.writing():
         shutil.copyfile(template, memory.path)
         memory.close()
         with memory.transaction() as con:
@@ -148,7 +148,7 @@ def forget(library: Any, origins: Iterable[str] = (USER,)) -> int:
     memory = memory_of(library)
     if not memory.exists():
         return 0
-    with library._writing(), memory.transaction() as con:
+    with library.writing(), memory.transaction() as con:
         return memory.clear(con, wanted)
 
 
@@ -165,7 +165,7 @@ def forget_picks(library: Any, pairs: Iterable[tuple[str, str]] = (), *, citing:
     wanted = [(" ".join(s.split()), d) for s, d in pairs]
     where, args = _whose(citing, source)
     gone = 0
-    with library._writing(), memory.transaction() as con:
+    with library.writing(), memory.transaction() as con:
         ids: list[int] = []
         for sentence, d in wanted:
             ids += [int(r[0]) for r in con.execute(f"SELECT id FROM records WHERE origin = ? AND doc_id = ? AND "
@@ -244,7 +244,7 @@ def repair_memory(library: Any) -> list[str]:
                 "import your context packs again (`citefinder contexts import`)"]
     with memory.transaction() as con:
         memory.reset_matches(con)
-        memory.set_matches(con, match_records(memory.unmatched_keys(), library._dedupe_keys()))
+        memory.set_matches(con, match_records(memory.unmatched_keys(), library.dedupe_keys()))
         memory.drop_orphan_vectors(con)
     sync = sync_memory(library)
     counts = memory.counts()

@@ -61,7 +61,7 @@ def sync_memory(library: Any, *, progress: Progress | None = None) -> SyncReport
     memory = memory_of(library)
     if not memory.exists():
         return SyncReport()
-    keys: Mapping[str, Identity] = library._dedupe_keys()
+    keys: Mapping[str, Identity] = library.dedupe_keys()
     present = {who.doc_id for who in keys.values()}
     stale = sorted(memory.matched_papers() - present)
     pairs = match_records(memory.unmatched_keys(), keys)

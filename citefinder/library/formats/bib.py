@@ -21,7 +21,7 @@ _LATEX_SYNTAX = re.compile(r"[\\{}$~%^_&#]|--|``|''")
 _DECODED_FIELDS = ("title", "booktitle", "journal", "abstract", "howpublished", "institution", "school", "publisher")
 
 
-class _Latex:
+class LatexDecoder:
     """LaTeX -> unicode for field values (``{\\"u}`` -> ``ü``, ``\\&`` -> ``&``, braces dropped)."""
 
     def __init__(self) -> None:
@@ -53,7 +53,7 @@ class _Latex:
         return text.replace("\u02c6", "^")
 
 
-def _authors(raw: str, latex: _Latex) -> list[str]:
+def _authors(raw: str, latex: LatexDecoder) -> list[str]:
     from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
 
     names = []
@@ -134,7 +134,7 @@ def _inherit(fields: dict[str, str], parents: dict[str, dict[str, str]]) -> dict
     return merged
 
 
-def _paper_from_entry(entry, name: str, latex: _Latex, parents: dict[str, dict[str, str]] | None = None,
+def paper_from_entry(entry, name: str, latex: LatexDecoder, parents: dict[str, dict[str, str]] | None = None,
                       strings: dict[str, str] | None = None) -> Paper:
     fields = _inherit(_fields(entry, strings), parents or {})
     decoded = {k: latex(fields[k]) for k in _DECODED_FIELDS if k in fields}
@@ -176,7 +176,7 @@ def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
     except RecursionError:
         yield ImportFailure(name, "the file is nested too deeply (unbalanced braces?) to be read as BibTeX")
         return
-    latex = _Latex()
+    latex = LatexDecoder()
     strings = _strings(library)
     parents = {b.key.strip().lower(): _fields(b, strings) for b in library.blocks if isinstance(b, Entry)}
     raw = _Raw(library)
@@ -187,7 +187,7 @@ def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:
             block = block.ignore_error_block
         if isinstance(block, Entry):
             try:
-                paper = _paper_from_entry(block, name, latex, parents, strings)
+                paper = paper_from_entry(block, name, latex, parents, strings)
                 yield replace(paper, bibtex=raw.text(block), position=position)
             except RecordError as e:
                 yield ImportFailure(_entry_source(name, line), f"entry '{block.key}' {e}")

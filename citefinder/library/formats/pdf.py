@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 from citefinder.errors import InputError
 from citefinder.library.formats.common import RecordError, arxiv_id_in_text, build_paper, clean_space
-from citefinder.text.pdf import _short, open_pdf
+from citefinder.text.pdf import open_pdf, short_error
 from citefinder.types import ImportFailure, Paper
 
 log = logging.getLogger(__name__)
@@ -162,7 +162,7 @@ def paper_from_pdf(data: bytes, name: str) -> Paper:
     try:
         text, lines = _layout_lines(reader.pages[0])
     except Exception as e:  # a page pypdf cannot interpret
-        raise InputError(f"{name}: could not extract text from page 1 ({_short(e)}).") from e
+        raise InputError(f"{name}: could not extract text from page 1 ({short_error(e)}).") from e
     if not text.strip():
         raise InputError(f"{name} has no text layer on page 1 (scanned?); run OCR on it first.")
     try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from citefinder.index.base import derived
-from citefinder.index.keys import _RUN, KEYS, MAX_POSTINGS, KeysIndex
+from citefinder.index.keys import KEY_RUN, KEYS, MAX_POSTINGS, KeysIndex
 from citefinder.library.identity import fold
 from citefinder.retrieve.base import hits_from_scores
 from citefinder.types import Hit, Query
@@ -39,7 +39,7 @@ class KeysAgent:
         """The words next to the marker that name a few papers' keys -> those papers."""
         index: KeysIndex = derived(self.library, KEYS)
         named = {}
-        for word in {fold(w) for w in _RUN.findall(query.near)}:
+        for word in {fold(w) for w in KEY_RUN.findall(query.near)}:
             postings = index.postings.get(word, ())
             if 0 < len(postings) <= MAX_POSTINGS:
                 named[word] = postings

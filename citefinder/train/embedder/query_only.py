@@ -32,8 +32,8 @@ from citefinder.train.embedder.train import (
     TrainConfig,
     TrainProgress,
     TrainResult,
-    _embed,
-    _linear_schedule,
+    embed_texts,
+    linear_schedule,
     load_base,
     save_trained,
 )
@@ -145,7 +145,7 @@ def train_query_encoder(
     total = steps_per_epoch * config.epochs
     total = min(total, max_steps) if max_steps else total
     optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _linear_schedule(int(total * config.warmup_ratio), total))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(int(total * config.warmup_ratio), total))
     log.info("query side: %d pairs, %d papers, %d steps, %d trainable parameters", len(pairs), len(pool.keys),
              total, trainable)
     model.train()
@@ -158,7 +158,7 @@ def train_query_encoder(
                 break
             batch = [pairs[i] for i in order[lo:lo + config.batch_size]]
             target, mask = _targets(batch, index, len(pool.keys))
-            q = _embed(model, [p.query for p in batch], config.query_max_length)
+            q = embed_texts(model, [p.query for p in batch], config.query_max_length)
             logits = (q @ docs.T * config.scale).masked_fill(mask, float("-inf"))
             steps.take(torch.nn.functional.cross_entropy(logits, target), params, optimizer, scheduler, len(batch),
                        epoch)

@@ -178,13 +178,13 @@ def batch_loss(model: Any, batch: Batch, config: TrainConfig) -> Any:
     import torch
 
     docs, texts = batch_docs(batch)
-    q = _embed(model, [p.query for p, _ in batch], config.query_max_length)
-    d = _embed(model, texts, config.doc_max_length)
+    q = embed_texts(model, [p.query for p, _ in batch], config.query_max_length)
+    d = embed_texts(model, texts, config.doc_max_length)
     logits = (q @ d.T * config.scale).masked_fill(torch.tensor(gold_mask(batch, docs)), float("-inf"))
     return torch.nn.functional.cross_entropy(logits, torch.arange(len(batch)))
 
 
-def _embed(model: Any, texts: Sequence[str], max_length: int, chunk: int = 16) -> Any:
+def embed_texts(model: Any, texts: Sequence[str], max_length: int, chunk: int = 16) -> Any:
     """Vectors (with gradients) of ``texts`` in order, encoded in chunks of similar length.
 
     One padded batch would pad every title to the longest abstract in it (a quarter of the papers
@@ -204,7 +204,7 @@ def _embed(model: Any, texts: Sequence[str], max_length: int, chunk: int = 16) -
     return torch.cat(parts)[inverse]
 
 
-def _linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
+def linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
     def factor(step: int) -> float:
         if step < warmup:
             return (step + 1) / max(1, warmup)
@@ -281,7 +281,7 @@ def train_embedder(
     total = steps_per_epoch * config.epochs
     total = min(total, max_steps) if max_steps else total
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _linear_schedule(int(total * config.warmup_ratio), total))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(int(total * config.warmup_ratio), total))
     log.info("training on %d pairs, %d steps, %d torch threads", len(pairs), total, torch.get_num_threads())
     model.train()
     steps = Steps(total, progress)

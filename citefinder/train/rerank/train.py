@@ -117,7 +117,7 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
+def linear_schedule(warmup: int, total: int) -> Callable[[int], float]:
     def factor(step: int) -> float:
         if step < warmup:
             return (step + 1) / max(1, warmup)
@@ -180,7 +180,7 @@ def train_cross_encoder(
         lr=config.learning_rate,
         weight_decay=config.weight_decay,
     )
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _linear_schedule(int(total * config.warmup_ratio), total))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(int(total * config.warmup_ratio), total))
     log.info("training on %d groups, %d pairs (%d steps) on %s", len(groups), n_pairs, total, device)
 
     network.train()
