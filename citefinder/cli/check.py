@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from citefinder.cli.outputs import project_plan, said_backups
+from citefinder.cli.outputs import project_plan, protect_inputs, said_backups
 from citefinder.errors import CitefinderError, InputError
 
 
@@ -73,7 +73,7 @@ def _plan(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path
 
     explicit = args.library is not None
     folder = library_beside(bibs[0]) if bibs and not explicit else Path(settings.library)
-    return project_plan(project, bibs, folder, force=getattr(args, "force", False))
+    return protect_inputs(project_plan(project, bibs, folder, force=getattr(args, "force", False)), args, settings)
 
 
 def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path],

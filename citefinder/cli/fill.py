@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citefinder.cli import literature as cli_literature
-from citefinder.cli.outputs import cited_name, project_plan, said_backups
+from citefinder.cli.outputs import cited_name, project_plan, protect_inputs, said_backups
 from citefinder.errors import CitefinderError, InputError
 from citefinder.types import Paper, SlotResult
 
@@ -115,7 +115,8 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
                          "or --bib REFS.bib to cite your own .bib's keys.")
     explicit = args.library is not None
     folder = library_beside(bibs[0]) if bibs and not explicit else Path(settings.library)
-    plan = project_plan(project, bibs, folder, in_place=args.in_place, force=getattr(args, "force", False))
+    plan = protect_inputs(project_plan(project, bibs, folder, in_place=args.in_place,
+                                       force=getattr(args, "force", False)), args, settings)
     outputs = _outputs(args, project, output, bib_mode=bool(bibs))
     for i, path in outputs.items():
         _plan_output(plan, project, i, path, named=i == 0 and output is not None, in_place=args.in_place)

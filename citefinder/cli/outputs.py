@@ -1,6 +1,7 @@
 """Where ``fill`` and ``check`` write: the names of their outputs and the :class:`~citefinder.text.safewrite.WritePlan`
 that protects a LaTeX project (every file it reads, every .bib it names whether used or not, every ``--bib``,
-every file linked to the library, the library's folder) before any work is done."""
+every file linked to the library, the library's folder, every folder given as an input: :data:`FOLDER_INPUTS`)
+before any work is done."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ from typing import Any
 from citefinder.text.safewrite import WritePlan
 
 TEXT_SUFFIXES = (".tex", ".md", ".txt", ".markdown")
+# Every option whose value is a folder of papers the command only reads (argparse dest -> what it is called in a
+# refusal): nothing is ever written inside it, whatever the flags (--force included), like the library folder.
+# tests/test_one_writer.py walks the CLI: a new folder option fails it until it is filed here or there.
+FOLDER_INPUTS = {"literature": "the literature library", "against": "the reference library",
+                 "source": "the literature library"}
 
 
 def cited_name(draft: Path) -> Path:
@@ -36,6 +42,30 @@ def project_plan(project: Any, bibs: Iterable[Path], library_folder: Path | None
     if library_folder is not None:
         plan.protect_folder("the library folder", library_folder)
         plan.protect("a file linked to the library", linked_paths(library_folder))
+    return plan
+
+
+def input_folders(args: Any, settings: Any = None) -> list[tuple[str, Path]]:
+    """Every folder this command reads papers from (what it is, its path): the :data:`FOLDER_INPUTS` options given,
+    and the ``literature`` setting (``CITEFINDER_LITERATURE``), whether or not this run reads it. A name that is
+    no folder here (an online source's: ``openalex``) is left out."""
+    from citefinder.text.safewrite import resolve
+
+    named = [(what, getattr(args, dest, None)) for dest, what in FOLDER_INPUTS.items()]
+    named.append(("the literature setting's library", getattr(settings, "literature", None)))
+    out: list[tuple[str, Path]] = []
+    for what, value in named:
+        if value and str(value).strip() and resolve(str(value).strip()).is_dir():
+            folder = resolve(str(value).strip())
+            if all(folder != f for _, f in out):
+                out.append((what, folder))
+    return out
+
+
+def protect_inputs(plan: WritePlan, args: Any, settings: Any = None) -> WritePlan:
+    """``plan`` with every input folder of this command (:func:`input_folders`) protected: no output inside it."""
+    for what, folder in input_folders(args, settings):
+        plan.protect_folder(what, folder)
     return plan
 
 
