@@ -141,6 +141,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         from citefinder.pipeline.pipeline import Pipeline
 
         settings, library, bib_keys = _bib_library(bibs, settings, explicit_library=explicit)
+        bib_keys |= lit.held_keys  # a paper added from the literature before: cited by its new-references.bib key
         library.embedder.encode(["warm up"])  # load the model here, so the dense stage's trace times the search only
         pipeline = Pipeline(settings, library)
     else:
@@ -155,7 +156,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
                                      latex=project.latex or None)
     finally:
         close()
-    results = cli_literature.with_keys_to_be(results, pipeline.library, bib_keys)
+    results = cli_literature.with_keys_to_be(results, pipeline.library, bib_keys, lit)
     if project.latex and settings.learn_from_picks:  # the cites the user already wrote join the memory
         from citefinder.cli.contexts import learn_quietly
         from citefinder.train.contexts import learn_filled_cites
