@@ -150,7 +150,7 @@ def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str,
                             fixed_name(project.files[i].path), always=[0])
     for i, (path, _) in copies.items():
         plan.target("-o" if i == 0 and args.output else f"the fixed copy of {project.name_of(project.files[i].path)}",
-                    path, keep=True)  # an earlier --fix's file is kept as .bak, never lost
+                    path, keep=True, parents=i != 0)  # an earlier --fix's file is kept as .bak, never lost
     ours = cites_written(f.path for f in project.files)
     for i, (path, text) in copies.items():
         source = project.files[i]

@@ -247,7 +247,7 @@ def _plan_output(plan: Any, project: Any, i: int, path: Path, *, named: bool, in
     in_place = in_place and not named and project.latex and path == project.files[i].path
     copy = f"the filled copy of {project.name_of(project.files[i].path)}"
     label = "-o" if named else ("--in-place" if in_place else copy)
-    plan.target(label, path, in_place=in_place)
+    plan.target(label, path, in_place=in_place, parents=i != 0)  # -o elsewhere: its sections/ made there
 
 
 def _put_filled(plan: Any, project: Any, slots: list[Any], keys: Mapping[int, Sequence[str]], command: str,
