@@ -85,14 +85,16 @@ def project_copies(project: Any, changed: Mapping[int, str], copy_of: Callable[[
     changed text: each copy's ``\\input``/``\\include``/``\\subfile``/``\\import`` of a copied file names the copy
     (resolved as LaTeX resolves it, from the main file's folder or the including file's). A file written over
     itself (``--in-place``) is not renamed, and its text is left as changed. When the main file's copy goes to
-    another folder (``-o ../out/main.tex``), the project is copied there so that it compiles where it is written
-    (:func:`citefinder.text.project.copies_in`). Shared by ``fill`` and ``check --fix``."""
+    a folder that holds none of the project's files (``-o ../out/main.tex``), the project is copied there, so
+    that it compiles where it is written (:func:`citefinder.text.project.copies_in`). Shared by ``fill`` and
+    ``check --fix``."""
     from citefinder.text.project import copies_in
     from citefinder.text.safewrite import resolve
 
     paths = {i: copy_of(i) for i in (*changed, *always)}
-    if project.latex and 0 in paths and resolve(paths[0]).parent != project.main.parent:
-        return copies_in(project, resolve(paths[0]).parent, changed, paths[0], copy_of)
+    out_dir = resolve(paths[0]).parent if 0 in paths else project.main.parent
+    if project.latex and not any(out_dir == f.path.parent or out_dir in f.path.parents for f in project.files):
+        return copies_in(project, out_dir, changed, paths[0], copy_of)  # a folder holding none of the project's
     moved = _moved(project, paths)
     while project.latex:  # until no file outside includes a copied one
         more = [i for i in range(len(project.files)) if i not in paths
