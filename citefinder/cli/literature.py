@@ -24,10 +24,13 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citefinder.errors import InputError
 from citefinder.types import Candidate, Paper, SlotResult
+
+if TYPE_CHECKING:
+    from citefinder.workflow.add_paper import MarkedPicks
 
 __all__ = ["LiteratureRequest", "add_literature_arguments", "add_picked", "attach", "finish", "plan_literature",
            "with_literature_lines", "with_keys_to_be"]
@@ -112,7 +115,7 @@ def _picks(text: str) -> list[tuple[int, int]]:
     return picks
 
 
-def _from_json(path: Path) -> Any:
+def _from_json(path: Path) -> MarkedPicks:
     from citefinder.workflow.add_paper import picks_from_results
 
     try:
