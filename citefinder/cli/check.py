@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from citefinder.cli.outputs import project_plan, said_backups
+from citefinder.cli.outputs import project_plan, protect_inputs, said_backups
 from citefinder.errors import CitefinderError, InputError
 
 
@@ -73,7 +73,7 @@ def _plan(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path
 
     explicit = args.library is not None
     folder = library_beside(bibs[0]) if bibs and not explicit else Path(settings.library)
-    return project_plan(project, bibs, folder, force=getattr(args, "force", False))
+    return protect_inputs(project_plan(project, bibs, folder, force=getattr(args, "force", False)), args, settings)
 
 
 def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path],
@@ -150,7 +150,7 @@ def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str,
                             fixed_name(project.files[i].path), always=[0])
     for i, (path, _) in copies.items():
         plan.target("-o" if i == 0 and args.output else f"the fixed copy of {project.name_of(project.files[i].path)}",
-                    path, keep=True)  # an earlier --fix's file is kept as .bak, never lost
+                    path, keep=True, parents=i != 0)  # an earlier --fix's file is kept as .bak, never lost
     ours = cites_written(f.path for f in project.files)
     for i, (path, text) in copies.items():
         source = project.files[i]

@@ -33,6 +33,7 @@ def add_parser(lsub: Any, common: Callable[[argparse.ArgumentParser], None]) -> 
 
 def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], Any]) -> int:
     from citefinder.cli.options import progress_bar
+    from citefinder.cli.outputs import protect_inputs
     from citefinder.library.link import linked_files
     from citefinder.text.safewrite import WritePlan
     from citefinder.text.textsafe import terminal_safe
@@ -42,7 +43,8 @@ def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], A
     if not spec:
         raise InputError("Name the literature library to enrich from: --from FOLDER (a library built with "
                          "`citefinder library import` of a dump) or set CITEFINDER_LITERATURE.")
-    plan = WritePlan(force=getattr(args, "force", False))  # the output checked before any work
+    # the output checked before any work, never inside the folder it enriches from
+    plan = protect_inputs(WritePlan(force=getattr(args, "force", False)), args, settings)
     if args.json_out is not None:
         plan.target("--json", args.json_out)
     if args.bib:

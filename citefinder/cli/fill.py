@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citefinder.cli import literature as cli_literature
-from citefinder.cli.outputs import cited_name, project_plan, said_backups
+from citefinder.cli.outputs import cited_name, project_plan, protect_inputs, said_backups
 from citefinder.errors import CitefinderError, InputError
 from citefinder.types import Paper, SlotResult
 
@@ -115,7 +115,8 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
                          "or --bib REFS.bib to cite your own .bib's keys.")
     explicit = args.library is not None
     folder = library_beside(bibs[0]) if bibs and not explicit else Path(settings.library)
-    plan = project_plan(project, bibs, folder, in_place=args.in_place, force=getattr(args, "force", False))
+    plan = protect_inputs(project_plan(project, bibs, folder, in_place=args.in_place,
+                                       force=getattr(args, "force", False)), args, settings)
     outputs = _outputs(args, project, output, bib_mode=bool(bibs))
     for i, path in outputs.items():
         _plan_output(plan, project, i, path, named=i == 0 and output is not None, in_place=args.in_place)
@@ -140,6 +141,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         from citefinder.pipeline.pipeline import Pipeline
 
         settings, library, bib_keys = bib_library(bibs, settings, explicit_library=explicit)
+        bib_keys |= lit.held_keys  # a paper added from the literature before: cited by its new-references.bib key
         library.embedder.encode(["warm up"])  # load the model here, so the dense stage's trace times the search only
         pipeline = Pipeline(settings, library)
     else:
@@ -154,7 +156,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
                                      latex=project.latex or None)
     finally:
         close()
-    results = cli_literature.with_keys_to_be(results, pipeline.library, bib_keys)
+    results = cli_literature.with_keys_to_be(results, pipeline.library, bib_keys, lit)
     if project.latex and settings.learn_from_picks:  # the cites the user already wrote join the memory
         from citefinder.cli.contexts import learn_quietly
         from citefinder.train.contexts import learn_filled_cites
@@ -245,7 +247,7 @@ def _plan_output(plan: Any, project: Any, i: int, path: Path, *, named: bool, in
     in_place = in_place and not named and project.latex and path == project.files[i].path
     copy = f"the filled copy of {project.name_of(project.files[i].path)}"
     label = "-o" if named else ("--in-place" if in_place else copy)
-    plan.target(label, path, in_place=in_place)
+    plan.target(label, path, in_place=in_place, parents=i != 0)  # -o elsewhere: its sections/ made there
 
 
 def _put_filled(plan: Any, project: Any, slots: list[Any], keys: Mapping[int, Sequence[str]], command: str,

@@ -8,9 +8,11 @@ Adding a paper is explicit, one of two ways:
 - ``--add-from-literature results.json``: a ``--json`` file of an earlier fill, each chosen paper marked
   ``"add": true`` in its slot's ``"literature"`` list; the slot's sentence must still be the same.
 
-Each added paper gets a key in the style of the user's own keys (:mod:`citefinder.library.keystyle`), its DOI
-and arXiv fields, and joins the library (never the user's .bib: ``new-references.bib`` holds its entry, to
-append to the .bib or name beside it, ``\\bibliography{refs,new-references}``).
+Each added paper gets a key in the style of the user's own keys, unique against every key the run writes (made
+by :mod:`citefinder.workflow.add_paper`, as on the Cite page), its DOI and arXiv fields, and joins the library
+(never the user's .bib: ``new-references.bib`` holds its entry, to append to the .bib or name beside it,
+``\\bibliography{refs,new-references}``). The file grows: a later addition keeps the entries it holds, and its
+keys stay citable (a later fill cites a paper added earlier by the key that file holds).
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citefinder.errors import InputError
 from citefinder.types import Candidate, Paper, SlotResult
+
+if TYPE_CHECKING:
+    from citefinder.workflow.add_paper import MarkedPicks
 
 __all__ = ["LiteratureRequest", "add_literature_arguments", "add_picked", "attach", "finish", "plan_literature",
            "with_literature_lines", "with_keys_to_be"]
@@ -62,6 +67,8 @@ class LiteratureRequest:
     chosen: dict[int, list[Candidate]] = field(default_factory=dict)  # slot index -> papers from a JSON file
     sentences: dict[int, str] = field(default_factory=dict)  # the JSON's sentence of each slot it adds to
     out: Path | None = None
+    references: Path | None = None  # new-references.bib of this draft (or --new-references), written or not
+    held_keys: set[str] = field(default_factory=set)  # the keys it holds already: citable, never given again
     added: list[Paper] = field(default_factory=list)
     added_to: dict[int, list[tuple[Paper, float]]] = field(default_factory=dict)  # slot -> (paper, confidence)
 
@@ -77,7 +84,9 @@ def plan_literature(args: argparse.Namespace, settings: Any, plan: Any, draft: P
     given = getattr(args, "add_from_literature", None)
     if given:
         if given.strip().lower().endswith(".json"):
-            request.chosen, request.sentences = _from_json(Path(given))
+            marked = _from_json(Path(given))
+            request.chosen = {i: list(cs) for i, cs in marked.chosen.items()}
+            request.sentences = dict(marked.sentences)
         else:
             request.picks = _picks(given)
             if spec is None:
@@ -85,9 +94,13 @@ def plan_literature(args: argparse.Namespace, settings: Any, plan: Any, draft: P
                                  "--literature LIBRARY too (or the --json file of the run that listed them).")
     elif getattr(args, "new_references", None) is not None:
         raise InputError("--new-references names where added literature papers go: give --add-from-literature too.")
+    from citefinder.text.safewrite import resolve
+    from citefinder.workflow.add_paper import bib_keys
+
+    request.references = resolve(args.new_references or draft.expanduser().resolve().parent / NEW_REFERENCES)
+    request.held_keys = bib_keys(request.references)
     if request.adding:
-        out = args.new_references or draft.expanduser().resolve().parent / NEW_REFERENCES
-        request.out = plan.target("--new-references", out)
+        request.out = plan.target("--new-references", request.references)
     return request
 
 
@@ -102,23 +115,14 @@ def _picks(text: str) -> list[tuple[int, int]]:
     return picks
 
 
-def _from_json(path: Path) -> tuple[dict[int, list[Candidate]], dict[int, str]]:
+def _from_json(path: Path) -> MarkedPicks:
+    from citefinder.workflow.add_paper import picks_from_results
+
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise InputError(f"Cannot read {path} as the --json file of a fill: {e}") from e
-    chosen: dict[int, list[Candidate]] = {}
-    sentences: dict[int, str] = {}
-    for row in rows if isinstance(rows, list) else []:
-        slot = row.get("slot") or {}
-        for c in row.get("literature") or ():
-            if c.get("add") is True and "index" in slot:
-                chosen.setdefault(int(slot["index"]), []).append(Candidate.from_dict(c))
-                sentences[int(slot["index"])] = str(slot.get("sentence", ""))
-    if not chosen:
-        raise InputError(f"{path} marks no literature paper to add: set \"add\": true on the ones you want in a "
-                         "slot's \"literature\" list (the --json file of a fill with --literature).")
-    return chosen, sentences
+    return picks_from_results(rows, str(path))
 
 
 def attach(request: LiteratureRequest, settings: Any, pipeline: Any) -> None:
@@ -134,29 +138,20 @@ def attach(request: LiteratureRequest, settings: Any, pipeline: Any) -> None:
     print(f"searching the literature in {request.spec} for {which}", file=sys.stderr)
 
 
-def with_keys_to_be(results: list[SlotResult], library: Any, bib_keys: set[str] | None = None) -> list[SlotResult]:
-    """The results with each literature paper given the key it gets if added: in the user's key style, unique
-    against the library's keys, the .bib's and each other (the same paper keeps one key in every slot)."""
-    from citefinder.library.keystyle import key_in_style, read_style
+def with_keys_to_be(results: list[SlotResult], library: Any, bib_keys: set[str] | None = None,
+                    request: LiteratureRequest | None = None) -> list[SlotResult]:
+    """The results with each literature paper given the key it gets if added (:class:`~citefinder.workflow.
+    add_paper.Keys`: in the user's key style, unique against every key the run writes; the same paper keeps one
+    key in every slot)."""
+    from citefinder.workflow.add_paper import Keys
 
     if not any(r.literature for r in results):
         return results
-    style = read_style(library.iter_papers()).style
-    given: dict[str, str] = {}
-    used = set(bib_keys or ())
-
-    def taken(key: str) -> bool:
-        return key in used or library.by_key(key) is not None
-
+    keys = Keys(library, {*(bib_keys or ()), *(request.held_keys if request else ())})
     out = []
     for r in results:
-        shown = []
-        for c in r.literature:
-            if c.doc_id not in given:
-                given[c.doc_id] = key_in_style(c.paper, style, taken)
-                used.add(given[c.doc_id])
-            shown.append(replace(c, paper=replace(c.paper, key=given[c.doc_id])))
-        out.append(replace(r, literature=tuple(shown)))
+        shown = tuple(replace(c, paper=replace(c.paper, key=keys.key(c))) for c in r.literature)
+        out.append(replace(r, literature=shown))
     return out
 
 
@@ -201,7 +196,8 @@ def add_picked(request: LiteratureRequest, results: Sequence[SlotResult], slot_k
     (in place of the engine's pick). Nothing is written here: the plan commits with the fill's other files."""
     if not request.adding:
         return slot_keys
-    from citefinder.library.bibtex import papers_to_bibtex
+    from citefinder.text import written
+    from citefinder.workflow.add_paper import Keys, new_references
 
     by_slot = {r.slot.index: r for r in results if r.slot is not None}
     chosen: dict[int, list[Candidate]] = {}
@@ -219,11 +215,15 @@ def add_picked(request: LiteratureRequest, results: Sequence[SlotResult], slot_k
             raise InputError(f"slot {index + 1} of the --add-from-literature file is not the same sentence in the "
                              "draft now; fill again with --json and mark the papers there (nothing was written).")
         chosen.setdefault(index, []).extend(candidates)
-    papers = _keyed(chosen, library, bib_keys)
-    bib, keys = papers_to_bibtex(list({p.doc_id: p for ps in papers.values() for p in ps}.values()))
+    # unique against every key the run writes: the .bib's, new-references.bib's, the keys the draft now cites
+    keys = Keys(library, {*(bib_keys or ()), *request.held_keys, *(k for ks in slot_keys.values() for k in ks)})
+    papers = {index: [keys.paper(c, shown=c.paper.key) for c in cs] for index, cs in chosen.items()}
+    unique = list({p.doc_id: p for ps in papers.values() for p in ps}.values())
     assert request.out is not None
+    held = request.out.read_text(encoding="utf-8") if written.is_ours(request.out, None) else ""
+    bib, given = new_references(unique, held, request.held_keys if held else ())
     plan.put(request.out, bib.encode("utf-8"))
-    request.added = list({p.doc_id: p for ps in papers.values() for p in ps}.values())
+    request.added = unique
     for index, ps in papers.items():
         scores = {c.doc_id: (s.score if (s := c.stage("literature")) else 0.0) for c in chosen[index]}
         request.added_to[index] = [(p, scores.get(p.doc_id, 0.0)) for p in ps]
@@ -231,28 +231,7 @@ def add_picked(request: LiteratureRequest, results: Sequence[SlotResult], slot_k
     for index, ps in papers.items():
         if out.get(index):
             print(f"  slot {index + 1}: cites the paper you added instead of {','.join(out[index])}", file=sys.stderr)
-        out[index] = list(dict.fromkeys(keys[p.doc_id] for p in ps))
-    return out
-
-
-def _keyed(chosen: Mapping[int, list[Candidate]], library: Any, bib_keys: set[str] | None) -> dict[int, list[Paper]]:
-    """Each chosen literature paper as the user's paper: its key (kept when the run gave it one, else one in the
-    user's style), where it came from."""
-    from citefinder.library.keystyle import key_in_style, read_style
-    from citefinder.pipeline.literature import own_paper
-
-    style = read_style(library.iter_papers()).style
-    used = set(bib_keys or ())
-    taken: Callable[[str], bool] = lambda key: key in used or library.by_key(key) is not None  # noqa: E731
-    given: dict[str, Paper] = {}
-    out: dict[int, list[Paper]] = {}
-    for index, candidates in chosen.items():
-        for c in candidates:
-            if c.doc_id not in given:
-                key = c.paper.key if c.paper.key and not taken(c.paper.key) else key_in_style(c.paper, style, taken)
-                used.add(key)
-                given[c.doc_id] = own_paper(c, key)
-            out.setdefault(index, []).append(given[c.doc_id])
+        out[index] = list(dict.fromkeys(given[p.doc_id] for p in ps))
     return out
 
 

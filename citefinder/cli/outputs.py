@@ -1,6 +1,7 @@
 """Where ``fill`` and ``check`` write: the names of their outputs and the :class:`~citefinder.text.safewrite.WritePlan`
 that protects a LaTeX project (every file it reads, every .bib it names whether used or not, every ``--bib``,
-every file linked to the library, the library's folder) before any work is done."""
+every file linked to the library, the library's folder, every folder given as an input: :data:`FOLDER_INPUTS`)
+before any work is done."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ from typing import Any
 from citefinder.text.safewrite import WritePlan
 
 TEXT_SUFFIXES = (".tex", ".md", ".txt", ".markdown")
+# Every option whose value is a folder of papers the command only reads (argparse dest -> what it is called in a
+# refusal): nothing is ever written inside it, whatever the flags (--force included), like the library folder.
+# tests/test_one_writer.py walks the CLI: a new folder option fails it until it is filed here or there.
+FOLDER_INPUTS = {"literature": "the literature library", "against": "the reference library",
+                 "source": "the literature library"}
 
 
 def cited_name(draft: Path) -> Path:
@@ -39,6 +45,30 @@ def project_plan(project: Any, bibs: Iterable[Path], library_folder: Path | None
     return plan
 
 
+def input_folders(args: Any, settings: Any = None) -> list[tuple[str, Path]]:
+    """Every folder this command reads papers from (what it is, its path): the :data:`FOLDER_INPUTS` options given,
+    and the ``literature`` setting (``CITEFINDER_LITERATURE``), whether or not this run reads it. A name that is
+    no folder here (an online source's: ``openalex``) is left out."""
+    from citefinder.text.safewrite import resolve
+
+    named = [(what, getattr(args, dest, None)) for dest, what in FOLDER_INPUTS.items()]
+    named.append(("the literature setting's library", getattr(settings, "literature", None)))
+    out: list[tuple[str, Path]] = []
+    for what, value in named:
+        if value and str(value).strip() and resolve(str(value).strip()).is_dir():
+            folder = resolve(str(value).strip())
+            if all(folder != f for _, f in out):
+                out.append((what, folder))
+    return out
+
+
+def protect_inputs(plan: WritePlan, args: Any, settings: Any = None) -> WritePlan:
+    """``plan`` with every input folder of this command (:func:`input_folders`) protected: no output inside it."""
+    for what, folder in input_folders(args, settings):
+        plan.protect_folder(what, folder)
+    return plan
+
+
 def said_backups(done: Iterable[tuple[Path, Path | None]]) -> None:
     """One line per file replaced with a backup kept (``--in-place``, ``--force``, a second ``--fix``)."""
     for path, bak in done:
@@ -54,8 +84,17 @@ def project_copies(project: Any, changed: Mapping[int, str], copy_of: Callable[[
     between the main file and a file copied elsewhere, copied too, so that the main file's copy compiles the
     changed text: each copy's ``\\input``/``\\include``/``\\subfile``/``\\import`` of a copied file names the copy
     (resolved as LaTeX resolves it, from the main file's folder or the including file's). A file written over
-    itself (``--in-place``) is not renamed, and its text is left as changed. Shared by ``fill`` and ``check --fix``."""
+    itself (``--in-place``) is not renamed, and its text is left as changed. When the main file's copy goes to
+    a folder that holds none of the project's files (``-o ../out/main.tex``), the project is copied there, so
+    that it compiles where it is written (:func:`citefinder.text.project.copies_in`). Shared by ``fill`` and
+    ``check --fix``."""
+    from citefinder.text.project import copies_in
+    from citefinder.text.safewrite import resolve
+
     paths = {i: copy_of(i) for i in (*changed, *always)}
+    out_dir = resolve(paths[0]).parent if 0 in paths else project.main.parent
+    if project.latex and not any(out_dir == f.path.parent or out_dir in f.path.parents for f in project.files):
+        return copies_in(project, out_dir, changed, paths[0], copy_of)  # a folder holding none of the project's
     moved = _moved(project, paths)
     while project.latex:  # until no file outside includes a copied one
         more = [i for i in range(len(project.files)) if i not in paths

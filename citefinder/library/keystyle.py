@@ -2,7 +2,8 @@
 
 A paper added from the literature gets a key the user would have written: ``lecun1998gradient`` beside
 Google Scholar's keys, ``LeCun:1998`` or ``LeCun98`` beside hand-made ones, ``lecunGradientbasedLearningApplied1998``
-beside Zotero Better BibTeX's, ``lecun-etal-1998-gradient`` beside the ACL Anthology's. A key is cut the way
+beside Zotero Better BibTeX's, ``lecun-etal-1998-gradient`` beside the ACL Anthology's, ``LeCun1998GradientbasedLA``
+beside Semantic Scholar's (``Ke2017LightGBMAH``, ``Vaswani2017AttentionIA``). A key is cut the way
 the keys agent cuts it (:mod:`citefinder.index.keys`): the first author's surname, the year, words of the title;
 each :class:`KeyStyle` is one way of putting them together, and the style of a library is the one that writes
 most of its keys exactly as they are (at least :data:`MIN_SHARE` of them; else Google Scholar's, which
@@ -87,6 +88,16 @@ def _acl(paper: Paper) -> str:
     return "-".join(x for x in (who, str(paper.year or "nd"), words[0].lower() if words else "") if x)
 
 
+def _s2(paper: Paper) -> str:
+    """Semantic Scholar's keys: the first author's surname (capital first), the year, the title's first word as
+    written and the first letters of the next two, capitalised, function words included: ``Ke2017LightGBMAH``
+    (*LightGBM: A Highly Efficient ...*), ``Hochreiter1997LongSM`` (*Long Short-Term Memory*)."""
+    name = _surname_as_written(paper.authors[0]) if paper.authors else "Anon"
+    words = [w for w in (_ascii(t) for t in paper.title.replace("{", "").replace("}", "").split()) if w]
+    title = (words[0] + "".join(w[:1].upper() for w in words[1:3])) if words else ""
+    return f"{name[:1].upper()}{name[1:]}{paper.year or ''}{title}"
+
+
 @dataclass(frozen=True)
 class KeyStyle:
     """One way of writing keys: ``name`` says it as an example, ``make`` writes a paper's key."""
@@ -106,7 +117,8 @@ def _styles() -> list[KeyStyle]:
     styles = [KeyStyle("lecun1998gradient (Google Scholar)", bib_key_for),
               KeyStyle("lecunGradientbasedLearningApplied1998 (Zotero Better BibTeX)",
                        _joined((_author("lower"), _title("Words3"), _year(4)), "")),
-              KeyStyle("lecun-etal-1998-gradient (ACL Anthology)", _acl)]
+              KeyStyle("lecun-etal-1998-gradient (ACL Anthology)", _acl),
+              KeyStyle("LeCun1998GradientbasedLA (Semantic Scholar)", _s2)]
     for case, shown in (("lower", "lecun"), ("asis", "LeCun"), ("capital", "Lecun")):
         for sep in ("", ":", "_", "-"):
             for digits in (4, 2):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -229,3 +230,81 @@ def followed_includes(scan: LatexScan) -> list[Include]:
 
 def _in_preamble(scan: LatexScan, pos: int) -> bool:
     return scan.body is not None and pos < scan.body[0]
+
+
+_BIB_COMMAND = re.compile(r"\\(bibliography|addbibresource|addglobalbib|nobibliography)\s*(\[[^\]]*\]\s*)?\{([^}]*)\}")
+
+
+def copies_in(project: Project, out_dir: Path, changed: Mapping[int, str], main_copy: Path,
+              beside: Callable[[int], Path]) -> dict[int, tuple[Path, str]]:
+    """What to write when the main file's copy goes to ``main_copy`` in ``out_dir``, a folder other than the main
+    file's (``fill main.tex -o ../out/main.tex``), as file index -> (path, text): the copy compiles where it is
+    written. Every file of the project inside the main file's folder is copied into ``out_dir`` at its path from
+    the main file (``sections/a.tex`` -> ``out_dir/sections/a.tex``: each ``\\input``, ``\\include``,
+    ``\\subfile`` and ``\\import`` resolves there as it did), its text as ``changed`` or as read; a file outside
+    that folder stays where it is (copied by ``beside(i)`` when it changed) and each include of it names it by its
+    path from where LaTeX resolves it; each ``\\bibliography``/``\\addbibresource`` names the .bib the project
+    reads by its path from ``out_dir`` (a .bib is read where it is, never copied)."""
+    root = project.main.parent
+    paths: dict[int, Path] = {0: main_copy}
+    for i, f in enumerate(project.files[1:], 1):
+        rel = os.path.relpath(f.path, root)
+        inside = not rel.startswith(os.pardir + os.sep) and rel != os.pardir and not os.path.isabs(rel)
+        if inside:
+            paths[i] = out_dir / rel
+        elif i in changed:
+            paths[i] = beside(i)
+    where = {project.files[i].path: p for i, p in paths.items() if i}
+    out = {}
+    for i, path in sorted(paths.items()):
+        text = changed.get(i, project.files[i].text)
+        text = _point_outside(project, i, text, where, out_dir, path.parent)
+        out[i] = (path, _point_bibliographies(text, root, out_dir))
+    return out
+
+
+def _point_outside(project: Project, file: int, text: str, where: Mapping[Path, Path], out_dir: Path,
+                   here: Path) -> str:
+    """``text`` with each include of a file outside the main file's folder naming it (or its copy) by its path from
+    where LaTeX resolves it now: ``out_dir`` (``\\input``, ``\\include``) or the copy's own folder (``\\subfile``).
+    The two-argument ``\\import`` family keeps its folder argument: left as written."""
+    root = project.main.parent
+    edits = []
+    for inc, target in project.includes_of(file, text):
+        if inc.name_start < 0 or inc.command not in ("input", "include", "subfile"):
+            continue
+        if os.path.relpath(target, root).startswith(os.pardir):
+            dest = where.get(target, target)
+            base = here if inc.command in _FROM_INCLUDING else out_dir
+            name = os.path.relpath(dest, base).replace(os.sep, "/")
+            written = text[inc.name_start:inc.name_end]
+            edits.append((inc.name_start, inc.name_end, name if written.lower().endswith(".tex")
+                          else name.removesuffix(".tex")))
+    return _edited(text, edits)
+
+
+def _point_bibliographies(text: str, root: Path, out_dir: Path) -> str:
+    """``text`` with each .bib name of a bibliography command (not in a comment) as its path from ``out_dir``."""
+    scan = scan_latex(text)
+    edits = []
+    for m in _BIB_COMMAND.finditer(text):
+        if scan.is_skipped(m.start()):
+            continue
+        names = []
+        for name in m.group(3).split(","):
+            bare = name.strip()
+            if not bare:
+                continue
+            moved = os.path.relpath(os.path.realpath(root / bare), os.path.realpath(out_dir)).replace(os.sep, "/")
+            names.append(moved)
+        edits.append((m.start(3), m.end(3), ",".join(names)))
+    return _edited(text, edits)
+
+
+def _edited(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for start, end, new in sorted(edits):
+        out += [text[pos:start], new]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)

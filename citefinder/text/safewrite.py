@@ -214,8 +214,9 @@ class WritePlan:
     def _check_folders(self, label: str, target: Path) -> None:
         for what, folder, _ in self.folders:
             if _under(target, folder):
-                raise InputError(f"{label} {target} is inside {what} {folder}; choose a file outside it "
-                                 "(nothing was written).")
+                also = " (--force never writes there)" if self.force else ""
+                raise InputError(f"{label} {target} is inside {what} {folder}, which is read only{also}; choose a "
+                                 "file outside it (nothing was written).")
 
     def put(self, path: Path | str, text: str | bytes, *, codec: str = "utf-8", bom: bytes = b"",
             cites: Sequence[written.Cite] = (), source: Path | None = None) -> None:

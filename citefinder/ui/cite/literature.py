@@ -12,19 +12,19 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
-from citefinder.library.keystyle import KeyStyle, key_in_style, read_style
-from citefinder.pipeline.literature import LiteratureSearch, LiteratureTier, open_literature, own_paper
-from citefinder.types import Candidate, SlotResult, StageTrace
+from citefinder.pipeline.literature import LiteratureSearch, LiteratureTier, open_literature
+from citefinder.types import Candidate, Paper, SlotResult, StageTrace
 from citefinder.ui import render, state
 from citefinder.ui.cite import choices as ch
 from citefinder.ui.cite.draft import choices_state, slot_of
 from citefinder.ui.markdown import escape_markdown, link, safe_url
 from citefinder.ui.words import confidence_label
+from citefinder.workflow import add_paper
 
 OFF, UNSURE, ALWAYS = "Off", "When unsure", "Every slot"
 WHEN = {UNSURE: "unsure", ALWAYS: "always"}
 SHOWN = 5  # literature papers under a card
-_STYLES = "cite_literature_styles"  # (library path, generation) -> the user's key style
+_BOOKS = "cite_literature_keys"  # (library path, generation) -> the user's key style and keys
 
 
 def search_setting(settings: Settings) -> None:
@@ -59,37 +59,39 @@ def with_literature(settings: Settings, pipeline: Any) -> Any:
     return pipeline
 
 
-def _style(library: Any) -> KeyStyle:
-    """The user's key style, read once per library state."""
-    cache = st.session_state.setdefault(_STYLES, {})
+def _book(library: Any) -> add_paper.KeyBook:
+    """The user's key style and keys, read once per library state."""
+    cache = st.session_state.setdefault(_BOOKS, {})
     stamp = (str(library.path), library.generation())
     if stamp not in cache:
-        cache[stamp] = read_style(library.iter_papers()).style
+        cache.clear()
+        cache[stamp] = add_paper.key_book(library.iter_papers())
     return cache[stamp]
 
 
 def add_to_library(settings: Settings, run: state.CiteRun, index: int, candidate: Candidate, library: Any) -> None:
     """*Add to my library*: the paper joins the library under a key in the user's style and the slot cites it."""
-    def taken(key: str) -> bool:
-        return library.by_key(key) is not None
-
-    paper = own_paper(candidate, candidate.paper.key if candidate.paper.key and not taken(candidate.paper.key)
-                      else key_in_style(candidate.paper, _style(library), taken))
     try:
-        report = library.add_papers([paper])
-        doc_id = paper.doc_id if report.added else (library.match(paper) or paper.doc_id)
-        stored = library.get([doc_id])
+        paper = add_paper.add_to_library(library, candidate, keys=add_paper.Keys(library, book=_book(library))).paper
     except CitefinderError as e:
-        st.session_state[state.CITE_NOTE] = f"Could not add “{paper.title}” to your library: {e}"
+        st.session_state[state.CITE_NOTE] = f"Could not add “{candidate.paper.title}” to your library: {e}"
         return
-    paper = stored[0] if stored else paper
+    _cite(settings, run, index, paper)
+    st.session_state[state.CITE_NOTE] = (f"Added “{paper.title}” to your library as {paper.key}: slot {index + 1} "
+                                         "cites it, and the .bib download holds its entry (your own .bib file is "
+                                         "unchanged).")
+
+
+def use_held(settings: Settings, run: state.CiteRun, index: int, paper: Paper) -> None:
+    """*Use this* on a literature paper added to the library already (from another slot): the slot cites it."""
+    _cite(settings, run, index, paper)
+
+
+def _cite(settings: Settings, run: state.CiteRun, index: int, paper: Paper) -> None:
     if choices_state().get(index):  # papers the user picked here stay; the engine's own pick gives way
         ch.add(settings, run, index, paper.doc_id, paper)
     else:
         ch.choose(settings, index, paper.doc_id, paper)
-    st.session_state[state.CITE_NOTE] = (f"Added “{paper.title}” to your library as {paper.key}: slot {index + 1} "
-                                         "cites it, and the .bib download holds its entry (your own .bib file is "
-                                         "unchanged).")
 
 
 def literature_block(settings: Settings, run: state.CiteRun, result: SlotResult, cited: tuple[str, ...],
@@ -129,9 +131,17 @@ def _row(settings: Settings, run: state.CiteRun, index: int, n: int, c: Candidat
         meta.append(link("open ↗", c.paper.link))
     row.markdown(f"{n}\\. **{escape_markdown(c.paper.title)}**  \n" + " · ".join(m for m in meta if m),
                  width="stretch")
-    held = c.doc_id in cited or bool(library.get([c.doc_id]))
-    row.button("In your library" if held else "Add to my library", key=f"{run.pick_key(index)}_lit_{n}",
-               icon=":material/library_add:", disabled=held, width="content",
-               on_click=add_to_library, args=(settings, run, index, c, library),
-               help=None if held else "Store it in your library with a key in your style and cite it here; it "
-                                      "joins the .bib download. Your own .bib file is never changed.")
+    if c.doc_id in cited:
+        row.button("In your library", key=f"{run.pick_key(index)}_lit_{n}", icon=":material/library_add_check:",
+                   disabled=True, width="content", help="You added it; this slot cites it.")
+        return
+    held = library.get([c.doc_id])
+    if held:  # added from another slot (or earlier): yours now, cited here with one click
+        row.button("Use this", key=f"{run.pick_key(index)}_lit_{n}", icon=":material/library_add_check:",
+                   width="content", on_click=use_held, args=(settings, run, index, held[0]),
+                   help=f"In your library as {held[0].key}: cite it in this slot too.")
+        return
+    row.button("Add to my library", key=f"{run.pick_key(index)}_lit_{n}", icon=":material/library_add:",
+               width="content", on_click=add_to_library, args=(settings, run, index, c, library),
+               help="Store it in your library with a key in your style and cite it here; it joins the .bib "
+                    "download. Your own .bib file is never changed.")
