@@ -232,19 +232,20 @@ def _drip(h: BaseHTTPRequestHandler, payload: bytes, ctype: str, every_s: float)
 
 
 def _overpromise(service: str, payload: bytes, first: bool) -> bytes:
-    """The answer with a total far larger than what it holds; arXiv's later pages empty (the feed promised more)."""
+    """The answer with a total far larger than what it holds: an empty page; arXiv's first page holds its works but
+    the next one is empty (the feed promised more)."""
     if service == "arxiv":
         text = payload.decode("utf-8")
         if not first:
             text = re.sub(r"<entry>.*?</entry>", "", text, flags=re.S)
         return re.sub(r"<opensearch:totalResults>\d+", "<opensearch:totalResults>5000", text).encode("utf-8")
-    data = json.loads(payload)
+    data = json.loads(payload)  # an empty page that says 5000 works match
     if service == "openalex":
-        data["meta"]["count"] = 5000
-    elif service == "s2" and isinstance(data, dict):
-        data.update({"total": 5000, "next": 100})
+        data["meta"]["count"], data["results"] = 5000, []
+    elif service == "s2":
+        data = [None] * len(data) if isinstance(data, list) else {"total": 5000, "offset": 0, "next": 100, "data": []}
     elif service == "crossref":
-        data["message"]["total-results"] = 5000
+        data["message"]["total-results"], data["message"]["items"] = 5000, []
     return _json(data)
 
 

@@ -77,3 +77,34 @@ def open_source(spec: str | Path, settings: Any) -> Source:
     raise SourceError(f"{spec}: no such literature library folder, and not an online source ({services}). "
                       "Build a literature library with `citefinder library import` of an arXiv, OpenAlex or "
                       "Semantic Scholar dump, or name a service.")
+
+
+def check_literature(spec: str, settings: Any) -> Named:
+    """What ``spec`` names, checked as the setting ``literature`` is chosen (nothing opened is asked): a folder
+    must hold a CiteFinder library, a service's client must be installed; else a :class:`SourceError` that says
+    how (the install command, the two spellings of an ambiguous name)."""
+    named = resolve(spec)
+    if named.kind == "service":
+        open_source(spec, settings)  # the client package is imported here: missing, it says how to install it
+        return named
+    from citefinder.library.readonly import is_library_folder
+
+    if named.folder is None or not is_library_folder(named.folder):
+        raise SourceError(f"{spec} is neither a CiteFinder library folder nor one of {', '.join(SERVICES)}.")
+    return named
+
+
+def what_is_sent(settings: Any) -> str:
+    """What leaves this machine when the configured literature (the setting ``literature``) is used, in the words
+    every command and page says before it sends; "" when nothing does (none set, a folder, or a source that cannot
+    be opened, which sends nothing)."""
+    spec = (getattr(settings, "literature", "") or "").strip()
+    if not spec:
+        return ""
+    try:
+        named = resolve(spec)
+        if named.kind != "service":
+            return ""
+        return f"The literature is {named.service}: sent {open_source(spec, settings).sends}."
+    except SourceError:
+        return ""

@@ -28,8 +28,14 @@ SHOWN_AMBIGUOUS = 20
 
 def source_name(settings: Settings) -> str:
     """How the configured literature library is named on the page ("" when none is set)."""
+    from citefinder.errors import SourceError
+    from citefinder.sources.registry import resolve
+
     spec = settings.literature.strip()
-    return Path(spec).name if spec else ""
+    try:
+        return resolve(spec).label if spec else ""
+    except SourceError:  # a name both a folder and a service: opening it says so
+        return spec
 
 
 def run_enrich(settings: Settings, library: Library) -> EnrichReport | None:
