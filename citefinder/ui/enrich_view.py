@@ -16,7 +16,7 @@ from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.library.store import Library
 from citefinder.sources.enrich import EnrichReport, enrich
-from citefinder.sources.registry import open_source
+from citefinder.sources.registry import open_source, what_is_sent
 from citefinder.ui import render
 from citefinder.ui.markdown import escape_markdown
 
@@ -91,7 +91,7 @@ def enrich_button(settings: Settings, open_library: Callable[[], Library], folde
     if where.button(f"Complete from {name}", key=key, icon=":material/library_add:", type="tertiary",
                     help="Find each entry without an abstract, DOI or arXiv id in the literature library (setting "
                          "'literature') and store what it holds, marked with where it came from. Your .bib entries "
-                         "are never changed; titles two works share are left alone."):
+                         "are never changed; titles two works share are left alone. " + what_is_sent(settings)):
         try:
             library = open_library()
         except (CitefinderError, OSError) as e:
