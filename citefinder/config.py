@@ -202,6 +202,14 @@ class Settings(BaseSettings):
         120.0, ge=0, le=3600, description="Longest Retry-After honoured: a source asking to wait longer is given up "
         "for this run (what it answered so far is cached)."
     )
+    online_deadline_s: float = Field(
+        60.0, gt=0, le=3600, description="Longest one call to an online source may take, its retries, its waits and "
+        "the reading of its answer included: a service that answers too slowly is given up for this run, the "
+        "work goes on without it."
+    )
+    online_max_bytes: int = Field(
+        32 * 2**20, gt=0, description="Most bytes one answer of an online source may hold; a longer one is not read."
+    )
     online_interval_s: float | None = Field(
         None, ge=0, le=60, description="Seconds between two calls to one online source; empty = each service's "
         "documented pace (OpenAlex 0.1 s, Semantic Scholar 1 s, arXiv 3 s, Crossref 0.1 s)."
@@ -303,3 +311,10 @@ def offline_environment() -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def cache_root() -> Path:
+    """Where CiteFinder keeps what it derives outside a library folder: models it builds, a literature library's
+    side files, the online sources' answers while no library folder exists (``$CITEFINDER_CACHE``, else
+    ``~/.cache/citefinder``)."""
+    return Path(os.environ.get("CITEFINDER_CACHE") or Path.home() / ".cache" / "citefinder").expanduser()

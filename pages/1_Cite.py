@@ -9,12 +9,13 @@ import streamlit as st  # noqa: E402
 # The title is drawn before anything heavy is imported: the first visit after a start sees the page at
 # once, with the library opening behind a visible status.
 st.title("Find the papers behind every [CITATION]")
-st.caption("From your own library. Nothing leaves this machine unless you configure an LLM endpoint.")
+st.caption("From your own library.")
 with st.spinner("Opening the library…"):
-    from citefinder.ui import layout, state
+    from citefinder.ui import layout, online_view, state
     from citefinder.ui.cite import draft, fill, literature, results
 
 settings = layout.page_setup("Cite")
+online_view.what_leaves(settings, "Nothing leaves this machine unless you configure an LLM endpoint.")
 library = layout.open_library(settings)
 layout.ensure_sample(library)
 layout.sidebar_summary(settings, library)

@@ -8,11 +8,12 @@ import streamlit as st  # noqa: E402
 
 st.title("Check the citations of a LaTeX draft")
 st.caption("For every \\cite{key}: does the paper fit the sentence it is cited in, and which of your papers "
-           "fit better. Nothing leaves this machine.")
+           "fit better.")
 with st.spinner("Opening the library…"):
-    from citefinder.ui import check_view, layout
+    from citefinder.ui import check_view, layout, online_view
 
 settings = layout.page_setup("Check")
+online_view.what_leaves(settings, "Nothing leaves this machine.")
 layout.sidebar_summary(settings, None)
 
 check_view.uploaders()

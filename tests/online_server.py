@@ -15,7 +15,10 @@ One ``http.server`` on 127.0.0.1 answers, under a prefix per service, in each AP
 Works come from a :class:`Catalog` (papers-333k's record shape, plus an optional ``doi``; an arXiv paper's DOI is
 its arXiv DOI). ``faults[service]`` scripts the next answers: ``"429"``/``"429:N"`` (Retry-After N s),
 ``"429-long"`` (Retry-After 3600), ``"500"``, ``"timeout"`` (answers after ``slow_s``), ``"malformed"``,
-``"empty"``. Every request is kept in ``seen`` (headers included, for the tests that check what left).
+``"empty"``. ``modes[service]`` makes a service misbehave on every call (:data:`MISBEHAVIOURS`: an HTML page, a
+feed that promises more than it holds, fields of other types, 429 with a day-long Retry-After, 500, a 300 MB
+body, a body sent one byte a second, a redirect to a closed port). Every request is kept in ``seen`` (headers
+included, for the tests that check what left).
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from xml.sax.saxutils import escape
 from citefinder.library.identity import normalize_arxiv_id, normalize_doi, normalize_title
 
 SERVICES = ("openalex", "s2", "arxiv", "crossref")
+MISBEHAVIOURS = ("html", "overpromise", "wrong-types", "429-day", "500", "huge", "drip", "redirect")
+HUGE = 300 * 2**20
 
 
 def doi_of(r: dict) -> str | None:
@@ -93,6 +98,8 @@ class FakeScholar:
     faults: dict[str, list[str]] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
     slow_s: float = 1.5
+    modes: dict[str, str] = field(default_factory=dict)  # service -> a misbehaviour of every call
+    drip_s: float = 1.0  # seconds between two bytes of a "drip" answer
 
     def __post_init__(self) -> None:
         owner = self
@@ -135,12 +142,19 @@ class FakeScholar:
         parts = urlsplit(h.path)
         service, _, rest = parts.path.lstrip("/").partition("/")
         self.seen.append(Seen(service, h.command, "/" + rest, parts.query, body, dict(h.headers.items())))
-        fault = self.faults.get(service, []).pop(0) if self.faults.get(service) else None
+        fault = self.faults.get(service, []).pop(0) if self.faults.get(service) else self.modes.get(service)
         if fault and fault.startswith("429"):
-            wait = "3600" if fault == "429-long" else (fault.split(":")[1] if ":" in fault else "1")
+            wait = {"429-long": "3600", "429-day": "86400"}.get(fault) or (fault.split(":")[1] if ":" in fault else "1")
             return _send(h, 429, b'{"message": "Too Many Requests"}', {"Retry-After": wait})
         if fault == "500":
             return _send(h, 500, b'{"message": "Internal Server Error"}')
+        if fault == "html":
+            return _send(h, 200, b"<html><head><title>Maintenance</title></head><body><p>Back soon.</p></body></html>",
+                         {"Content-Type": "text/html"})
+        if fault == "redirect":
+            return _send(h, 302, b"", {"Location": f"http://127.0.0.1:{closed_port()}{h.path}"})
+        if fault == "huge":
+            return _flood(h)
         if fault == "timeout":
             time.sleep(self.slow_s)
         try:
@@ -149,6 +163,12 @@ class FakeScholar:
             return _send(h, 404, b'{"error": "Not found"}')
         if fault == "malformed":
             payload = payload[: max(1, len(payload) // 2)] + (b"<unclosed" if ctype.endswith("xml") else b"}{")
+        if fault == "overpromise":
+            payload = _overpromise(service, payload, "start=0" in parts.query or "start" not in parts.query)
+        if fault == "wrong-types":
+            payload = _wrong_types(service, payload)
+        if fault == "drip":
+            return _drip(h, payload, ctype, self.drip_s)
         _send(h, status, payload, {"Content-Type": ctype})
 
     def _answer(self, service: str, path: str, query: str, body: bytes, empty: bool) -> tuple[int, bytes, str]:
@@ -177,6 +197,79 @@ def _send(h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[
         h.wfile.write(payload)
     except (BrokenPipeError, ConnectionResetError):
         pass  # the client gave up (a time-out test)
+
+
+def _flood(h: BaseHTTPRequestHandler) -> None:
+    """A 300 MB body without a length (read until the connection closes), sent until the client stops reading."""
+    h.close_connection = True
+    try:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Connection", "close")
+        h.end_headers()
+        block = b"[" + b" " * (2**20 - 1)
+        for _ in range(HUGE // len(block)):
+            h.wfile.write(block)
+    except (BrokenPipeError, ConnectionResetError, OSError):
+        pass
+
+
+def _drip(h: BaseHTTPRequestHandler, payload: bytes, ctype: str, every_s: float) -> None:
+    """A right answer, one byte every ``every_s`` seconds (a per-read time-out never fires)."""
+    h.close_connection = True
+    try:
+        h.send_response(200)
+        h.send_header("Content-Type", ctype)
+        h.send_header("Content-Length", str(len(payload)))
+        h.end_headers()
+        h.wfile.flush()
+        for i in range(len(payload)):
+            h.wfile.write(payload[i:i + 1])
+            h.wfile.flush()
+            time.sleep(every_s)
+    except (BrokenPipeError, ConnectionResetError, OSError):
+        pass
+
+
+def _overpromise(service: str, payload: bytes, first: bool) -> bytes:
+    """The answer with a total far larger than what it holds: an empty page; arXiv's first page holds its works but
+    the next one is empty (the feed promised more)."""
+    if service == "arxiv":
+        text = payload.decode("utf-8")
+        if not first:
+            text = re.sub(r"<entry>.*?</entry>", "", text, flags=re.S)
+        return re.sub(r"<opensearch:totalResults>\d+", "<opensearch:totalResults>5000", text).encode("utf-8")
+    data = json.loads(payload)  # an empty page that says 5000 works match
+    if service == "openalex":
+        data["meta"]["count"], data["results"] = 5000, []
+    elif service == "s2":
+        data = [None] * len(data) if isinstance(data, list) else {"total": 5000, "offset": 0, "next": 100, "data": []}
+    elif service == "crossref":
+        data["message"]["total-results"], data["message"]["items"] = 5000, []
+    return _json(data)
+
+
+def _wrong_types(service: str, payload: bytes) -> bytes:
+    """The answer's fields of other types than the service documents: strings for objects, lists for strings."""
+    if service == "arxiv":
+        text = re.sub(r"<published>[^<]*", "<published>last tuesday", payload.decode("utf-8"))
+        return re.sub(r"<opensearch:totalResults>\d+", "<opensearch:totalResults>many", text).encode("utf-8")
+    data = json.loads(payload)
+    if service == "openalex":
+        for w in data["results"]:
+            w.update({"title": ["A", "list"], "authorships": "Vaswani", "primary_location": "arxiv",
+                      "publication_year": "2017", "abstract_inverted_index": ["not", "an", "index"]})
+    elif service == "s2":
+        items = data if isinstance(data, list) else data.get("data", [])
+        for p in items:
+            if isinstance(p, dict):
+                p.update({"authors": "Vaswani", "externalIds": "none", "year": "2017", "title": {"t": 1}})
+        if not items:
+            data = {"data": "none", "total": "0"}
+    elif service == "crossref":
+        data["message"]["items"] = [{"DOI": "10.1/x", "title": "A title", "author": "Vaswani", "issued": "2017",
+                                     "container-title": 3, "abstract": ["x"]} for _ in data["message"]["items"] or [0]]
+    return _json(data)
 
 
 def _json(data: Any) -> bytes:

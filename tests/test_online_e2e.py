@@ -68,7 +68,7 @@ def test_library_enrich_from_a_service(fake: FakeScholar, tmp_path: Path, capsys
     assert len(fake.calls(service)) == calls, "the second run was answered by the cache"
     # the source is opened before the library beside the .bib is chosen: the answers go to the user's cache
     assert any(p.exists() for p in (library_beside(bib) / "sources-cache.sqlite",
-                                    tmp_path / "xdg" / "citefinder" / "sources-cache.sqlite"))
+                                    tmp_path / "cache" / "sources-cache.sqlite"))
 
 
 def test_library_enrich_with_no_network_is_one_line(fake: FakeScholar, tmp_path: Path,

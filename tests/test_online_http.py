@@ -170,11 +170,11 @@ def test_one_cache_file_may_serve_several_libraries_and_0_days_caches_nothing(fa
 
 def test_without_a_library_folder_the_cache_goes_to_the_user_cache(fake: FakeScholar, tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))  # the one cache root (config.cache_root)
     source = open_source("arxiv", settings_for(fake, tmp_path, library=tmp_path / "no-library-yet"))
     source.lookup([ATTENTION])
     assert not (tmp_path / "no-library-yet").exists(), "asking a source creates no library folder"
-    assert (tmp_path / "xdg" / "citefinder" / "sources-cache.sqlite").exists()
+    assert (tmp_path / "cache" / "sources-cache.sqlite").exists()
 
 
 def test_an_unreachable_source_is_not_asked_again_for_every_slot(tmp_path: Path,

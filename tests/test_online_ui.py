@@ -76,3 +76,62 @@ def test_the_literature_is_chosen_on_the_settings_page_and_checked_first(monkeyp
     settings = at.session_state[state.SETTINGS]
     assert (settings.literature, settings.literature_when) == ("openalex", "always")
     assert '"literature": "openalex"' in user_settings_file.read_text()  # kept for the user, as other settings
+
+
+def test_a_source_whose_client_is_missing_is_refused_where_it_is_chosen(monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path,
+                                                                         user_settings_file: Path) -> None:
+    import sys
+
+    library = tmp_path / "lib"
+    library.mkdir()
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
+    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+    monkeypatch.setitem(sys.modules, "pyalex", None)  # as without the [online] extra: `import pyalex` fails
+    at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
+    said = re.sub(r"\\(.)", r"\1", " ".join(m.value for m in at.markdown))
+    assert "**OpenAlex** (`openalex`): cannot be used: The openalex source needs the package pyalex" in said
+    assert "sends The openalex" not in said and "(`s2`): sends api.semanticscholar.org" in said
+    field = "Literature library folder, or openalex, s2, arxiv, crossref"
+    by_label(at.text_input, field).set_value("openalex")
+    at.button(key="FormSubmitter:literature-Apply").click().run()
+    assert at.session_state[state.SETTINGS].literature == ""  # refused at the moment it is chosen
+    [error] = [e.value for e in at.error]
+    assert "Not applied" in error and "pip install 'citefinder[online]'" in re.sub(r"\\(.)", r"\1", error)
+
+
+def test_a_name_that_is_a_folder_here_and_a_service_is_refused_on_the_settings_page(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, user_settings_file: Path) -> None:
+    library = tmp_path / "lib"
+    library.mkdir()
+    (tmp_path / "arxiv").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
+    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+    at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
+    field = "Literature library folder, or openalex, s2, arxiv, crossref"
+    by_label(at.text_input, field).set_value("arxiv")
+    at.button(key="FormSubmitter:literature-Apply").click().run()
+    assert at.session_state[state.SETTINGS].literature == ""
+    assert any("for the folder, or arxiv: for the service" in re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
+    by_label(at.text_input, field).set_value("arxiv:")
+    at.button(key="FormSubmitter:literature-Apply").click().run()
+    assert at.session_state[state.SETTINGS].literature == "arxiv:"
+
+
+@pytest.mark.parametrize("page", ["6_Check.py", "1_Cite.py"])
+def test_the_pages_say_what_an_online_literature_is_sent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                          user_settings_file: Path, page: str) -> None:
+    library = tmp_path / "lib"
+    library.mkdir()
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
+    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=240).run()
+    assert not at.exception
+    assert "Nothing leaves this machine" in " ".join(c.value for c in at.caption)
+    monkeypatch.setenv("CITEFINDER_LITERATURE", "openalex")
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=240).run()
+    said = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))
+    assert not at.exception and "Nothing leaves this machine" not in said
+    assert ("The literature is openalex: sent to api.openalex.org: the titles, DOIs and arXiv ids of your entries "
+            "when completing them, each slot's sentence (at most 400 characters) when searching") in said

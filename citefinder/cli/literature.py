@@ -136,6 +136,8 @@ def attach(request: LiteratureRequest, settings: Any, pipeline: Any) -> None:
                                           when="always" if when == "always" else "unsure")
     which = "every slot" if when == "always" else "the slots none of your papers fills confidently"
     print(f"searching the literature in {request.spec} for {which}", file=sys.stderr)
+    if pipeline.literature is not None and pipeline.literature.sends:  # said before the first call
+        print(f"asking {pipeline.literature.name}: {pipeline.literature.sends}", file=sys.stderr)
 
 
 def with_keys_to_be(results: list[SlotResult], library: Any, bib_keys: set[str] | None = None,

@@ -6,7 +6,6 @@ downloading default.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import site
 import sysconfig
@@ -21,6 +20,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from citefinder.config import cache_root
 from citefinder.errors import ModelLoadError
 from citefinder.library import bert, int8, onnx_encoder
 
@@ -99,7 +99,7 @@ def minilm_path() -> Path:
 
 
 def _cache_root() -> Path:
-    return Path(os.environ.get("CITEFINDER_CACHE", Path.home() / ".cache" / "citefinder"))
+    return cache_root()
 
 
 def _mpnet_path() -> Path:

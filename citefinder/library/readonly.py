@@ -23,12 +23,12 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any, Callable
 
-from citefinder.config import Settings
+from citefinder.config import Settings, cache_root
 from citefinder.errors import LibraryDamagedError, LibraryError
 from citefinder.library.bm25index import BM25Index, bm25_text
 from citefinder.library.chroma import CHROMA_DIR, check_embedder
 from citefinder.library.core import BM25_DIR
-from citefinder.library.embedder import Embedder, _cache_root
+from citefinder.library.embedder import Embedder
 from citefinder.library.manifest import MANIFEST, read_manifest
 from citefinder.library.pending import FILE as PENDING_FILE
 from citefinder.library.query_side import QuerySide, query_side
@@ -79,7 +79,7 @@ class ReadOnlyLibrary:
         self._papers = int(manifest.get("papers", 0) or 0) or len(bm25)
         self._query_side: QuerySide | None = None
         self._segments: tuple[str, ...] | None = None
-        cache = _cache_root() / "literature" / hashlib.sha1(str(folder).encode()).hexdigest()[:16]
+        cache = cache_root() / "literature" / hashlib.sha1(str(folder).encode()).hexdigest()[:16]
         # where citefinder.index.base.derived_indexes reads (the folder's own, when current) and saves (the cache)
         self.index_places = (cache, (folder,))
 

@@ -69,12 +69,13 @@ def _digest(folder: Path) -> str:
 def model_folder(name: str) -> Path:
     """The complete model folder of a shipped model, built into the cache on first use (atomically: several
     processes building it at once each end with the whole folder)."""
-    from citefinder.library.embedder import _cache_root, minilm_path
+    from citefinder.config import cache_root
+    from citefinder.library.embedder import minilm_path
 
     source = shipped_folder(name)
     if not available(name):
         raise ModelLoadError(f"This installation has no trained {name} (expected its weights in {source}).")
-    target = _cache_root() / "models" / f"citefinder-{name}-{_digest(source)}"
+    target = cache_root() / "models" / f"citefinder-{name}-{_digest(source)}"
     if (target / _BUILT).exists():
         return target
     with _LOCK:

@@ -21,6 +21,7 @@ library holds already (the same work by :mod:`citefinder.library.identity`) are 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -151,6 +152,7 @@ class SourceLiterature:
         self.settings = literature_settings(settings)
         self.source = source
         self.name = source.name
+        self.sends = source.sends
         self.embedder = embedder
         self.k = k
 
@@ -159,10 +161,12 @@ class SourceLiterature:
         from citefinder.pipeline.pipeline import Pipeline
         from citefinder.rank.fuse import fusion_of
         from citefinder.retrieve.registry import make_agents
+        from citefinder.sources.base import search_text
 
         start = time.perf_counter()
-        records = self.source.search(query.window or query.text, self.k)
-        t_source = StageTrace(agent=f"{self.name} search", inputs={"text": query.window or query.text},
+        sent = search_text(query)  # what the source's disclosure says it is sent, and nothing else
+        records = self.source.search(sent, self.k)
+        t_source = StageTrace(agent=f"{self.name} search", inputs={"text": sent},
                               params={"k": self.k, "sends": self.source.sends},
                               message=f"{len(records)} records", elapsed_s=time.perf_counter() - start)
         if not records:
@@ -181,15 +185,13 @@ def open_literature(spec: "str | Path | Source", settings: "Settings", *,
                     embedder: "Embedder | None" = None) -> LiteratureSearch:
     """The literature ``spec`` names: a Source object, a literature library folder, or an online source's name
     (:func:`citefinder.sources.registry.open_source`)."""
-    from citefinder.library.readonly import is_library_folder
+    from citefinder.sources.registry import open_source, resolve
 
     if not isinstance(spec, (str, Path)):
         return SourceLiterature(settings, spec, embedder=embedder)
-    folder = Path(str(spec).strip()).expanduser()
-    if is_library_folder(folder) or folder.is_dir():  # a folder that is no library says so (ReadOnlyLibrary.open)
-        return LibraryLiterature(settings, folder, embedder=embedder)
-    from citefinder.sources.registry import open_source
-
+    named = resolve(spec)  # the one rule of every command and page: a folder, or a service
+    if named.kind == "folder" and named.folder is not None and named.folder.is_dir():
+        return LibraryLiterature(settings, named.folder, embedder=embedder)  # no library there: it says so
     return SourceLiterature(settings, open_source(spec, settings), embedder=embedder)
 
 
@@ -297,6 +299,9 @@ class LiteratureTier:
         self.shown = shown
         self.priors = priors if priors is not None else Priors.shipped()
         self._own: tuple[tuple[str, frozenset[str]], _Own] | None = None
+        self.sends: str = getattr(search, "sends", "")  # what a search sends off this machine ("" for a folder)
+        self._failed = 0  # slots whose search failed (the first is said, the others in their traces)
+        self._lock = threading.Lock()
 
     def extend(self, result: SlotResult, *, top_confidence: float,
                exclude: frozenset[str] = frozenset()) -> SlotResult:
@@ -318,7 +323,11 @@ class LiteratureTier:
         try:
             ranked = self.search.rank(result.query)
         except CitefinderError as e:  # an optional stage: the slot keeps its own result, the trace says why
-            log.warning("the literature (%s) could not be searched: %s", self.name, e)
+            with self._lock:
+                first, self._failed = self._failed == 0, self._failed + 1
+            # said once a run (a fill asks for every slot; an offline source fails every one alike)
+            log.log(logging.WARNING if first else logging.DEBUG, "the literature (%s) could not be searched: %s; "
+                    "going on without it", self.name, e)
             trace = StageTrace("literature", "error", message=f"{self.name}: {e}", inputs={"why": why},
                                params=params, elapsed_s=time.perf_counter() - start)
             return replace(result, traces=result.traces + (trace,))

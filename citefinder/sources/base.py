@@ -14,9 +14,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol, runtime_checkable
 
-from citefinder.types import Paper
+from citefinder.types import Paper, Query
 
 LookupBy = Literal["doi", "arxiv", "title"]
+SEARCH_CHARS = 400  # a slot's text is cut to this many characters before it is sent
+MARKER = "[CITATION]"
+
+
+def search_text(query: Query) -> str:
+    """What a source's :meth:`Source.search` is sent for a slot, and nothing more: the slot's text as the engine
+    reads it (its sentence, with ``context_sentences`` neighbours on each side when the settings ask for them),
+    without the citation marker, whitespace folded, cut to :data:`SEARCH_CHARS` characters.
+    :func:`searched_text` says it in words; the disclosures quote that."""
+    return fold(query.text.replace(MARKER, " "))
+
+
+def fold(text: str) -> str:
+    """``text`` with its whitespace folded and cut to :data:`SEARCH_CHARS` characters (every search sends this)."""
+    return " ".join(text.split())[:SEARCH_CHARS].strip()
+
+
+def searched_text(context_sentences: int = 0) -> str:
+    """What :func:`search_text` sends, in the words of a disclosure."""
+    around = (f" and the {context_sentences} sentence{'s' if context_sentences > 1 else ''} on each side of it"
+              if context_sentences else "")
+    return f"each slot's sentence{around} (at most {SEARCH_CHARS} characters)"
 
 
 @dataclass(frozen=True)

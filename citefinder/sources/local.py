@@ -42,8 +42,10 @@ ROLE = "literature library"  # how messages name the folder
 
 
 def cache_root() -> Path:
-    """Where CiteFinder keeps what it derives outside a library folder (``$CITEFINDER_CACHE``)."""
-    return Path(os.environ.get("CITEFINDER_CACHE", Path.home() / ".cache" / "citefinder"))
+    """Where CiteFinder keeps what it derives outside a library folder (:func:`citefinder.config.cache_root`)."""
+    from citefinder.config import cache_root as root
+
+    return root()
 
 
 def lookup_value(query: Lookup) -> str:

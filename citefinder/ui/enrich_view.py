@@ -17,6 +17,7 @@ from citefinder.config import Settings
 from citefinder.errors import CitefinderError
 from citefinder.library.store import Library
 from citefinder.sources.enrich import Outcome
+from citefinder.sources.registry import what_is_sent
 from citefinder.ui import render
 from citefinder.ui.markdown import escape_markdown
 from citefinder.workflow.enrich import Completion, complete, open_from
@@ -30,8 +31,14 @@ SHOWN = 20  # entries listed per group (not found, left alone)
 
 def source_name(settings: Settings) -> str:
     """How the configured literature library is named on the page ("" when none is set)."""
+    from citefinder.errors import SourceError
+    from citefinder.sources.registry import resolve
+
     spec = settings.literature.strip()
-    return Path(spec).name if spec else ""
+    try:
+        return resolve(spec).label if spec else ""
+    except SourceError:  # a name both a folder and a service: opening it says so
+        return spec
 
 
 def run_enrich(settings: Settings, library: Library) -> Completion | None:
@@ -73,7 +80,7 @@ def enrich_button(settings: Settings, open_library: Callable[[], Library], folde
     if where.button(f"Complete from {name}", key=key, icon=":material/library_add:", type="tertiary",
                     help="Find each entry without an abstract, DOI or arXiv id in the literature library (setting "
                          "'literature') and store what it holds, marked with where it came from. Your .bib entries "
-                         "are never changed; titles two works share are left alone."):
+                         "are never changed; titles two works share are left alone. " + what_is_sent(settings)):
         try:
             library = open_library()
         except (CitefinderError, OSError) as e:

@@ -27,7 +27,7 @@ WHEN = {"unsure": "When nothing of yours is confident", "always": "For every slo
 def literature_form(settings: Settings) -> None:
     """The literature beside the user's library (the settings ``literature`` and ``literature_when``): a literature
     library folder or an online source's name, checked before it is kept."""
-    from citefinder.library.readonly import is_library_folder
+    from citefinder.sources.registry import check_literature
     from citefinder.ui import settings_view
 
     st.subheader("The literature")
@@ -45,10 +45,12 @@ def literature_form(settings: Settings) -> None:
     if not saved:
         return
     spec = spec.strip()
-    if spec and spec.lower() not in SERVICES and not is_library_folder(Path(spec).expanduser()):
-        st.error(f"Not applied. {escape_markdown(spec)} is neither a CiteFinder library folder nor one of "
-                 f"{', '.join(SERVICES)}.", icon=":material/error:")
-        return
+    if spec:
+        try:
+            check_literature(spec, settings)  # the one rule (sources/registry.py); a missing client refused here
+        except CitefinderError as e:
+            st.error(f"Not applied. {escape_markdown(e)}", icon=":material/error:")
+            return
     if settings_view.apply({"literature": spec, "literature_when": when}):
         st.success(f"The literature is {escape_markdown(spec)}." if spec else "The literature is off.")
 
@@ -64,10 +66,10 @@ def online_form(settings: Settings) -> None:
     rows = []
     for name, title in SERVICES.items():
         try:
-            sends = open_source(name, settings).sends  # opening sends nothing
-        except CitefinderError as e:
-            sends = str(e)
-        rows.append(f"- **{title}** (`{name}`): sends {escape_markdown(sends.removeprefix('to '))}")
+            said = "sends " + escape_markdown(open_source(name, settings).sends.removeprefix("to "))  # sends nothing
+        except CitefinderError as e:  # its client is not installed: said with the install command
+            said = "cannot be used: " + escape_markdown(e)
+        rows.append(f"- **{title}** (`{name}`): {said}")
     st.markdown("\n".join(rows))
     with st.form("online"):
         email = st.text_input("Contact address (OpenAlex's and Crossref's polite pool)", type="password", value="",
@@ -115,3 +117,11 @@ def cached_answers(settings: Settings) -> None:
             cache.close()
         st.toast(f"Forgot {n} cached answers: the next run asks the services again.")
         st.rerun()
+
+
+def what_leaves(settings: Settings, otherwise: str) -> None:
+    """The page's line on what leaves this machine: what the configured online literature is sent
+    (:func:`citefinder.sources.registry.what_is_sent`), else ``otherwise``."""
+    from citefinder.sources.registry import what_is_sent
+
+    st.caption(escape_markdown(what_is_sent(settings) or otherwise))

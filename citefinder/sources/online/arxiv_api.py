@@ -47,6 +47,10 @@ class Arxiv(OnlineSource):
             return []
         return [r for res in results if (r := _record(res)) is not None]
 
+    def client_errors(self) -> tuple[type[BaseException], ...]:
+        # a page empty where the feed promised more (UnexpectedEmptyPageError), any other answer it cannot read
+        return (need("arxiv", NAME).ArxivError,)
+
     def by_ids(self, by: LookupBy, values: Sequence[str]) -> Mapping[str, list[SourceRecord]]:
         if by != "arxiv":
             return {}
@@ -81,7 +85,6 @@ def _session(http: Http, what: str) -> Any:
     return Session()
 
 
-
 def _record(result: Any) -> SourceRecord | None:
     """An ``arxiv.Result`` as a record (an error entry of the feed has no arXiv id and is dropped)."""
     arxiv_id = normalize_arxiv_id(result.get_short_id())
@@ -107,4 +110,4 @@ def atom_ok(body: bytes) -> bool:
 def open_arxiv(settings: Any) -> Arxiv:
     need("arxiv", NAME)
     http = open_http(NAME, settings.arxiv_url, settings, interval_s=INTERVAL_S, valid=atom_ok)
-    return Arxiv(http, sends_text(http.host))
+    return Arxiv(http, sends_text(http.host, context_sentences=settings.context_sentences))

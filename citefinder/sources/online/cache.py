@@ -48,6 +48,11 @@ class AnswerCache:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 con = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
                 con.execute(_SCHEMA)
+                if self.max_age_s > 0:  # expired answers are never used again: deleted, so the file stays bounded
+                    gone = con.execute("DELETE FROM answers WHERE stored < ?",
+                                       (time.time() - self.max_age_s,)).rowcount
+                    if gone:
+                        log.info("deleted %d expired answers from %s", gone, self.path)
                 con.commit()
             except (OSError, sqlite3.Error) as e:
                 raise SourceError(f"The online sources' cache {self.path} cannot be opened ({e}): move or delete "
@@ -72,6 +77,16 @@ class AnswerCache:
             con = self._connect()
             con.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)",
                         (service, request, status, body, time.time()))
+            con.commit()
+
+    def delete(self, service: str, requests: list[str]) -> None:
+        """Forget these answers of ``service`` (found unusable after they were stored)."""
+        if not self.path.exists():
+            return
+        with self._lock:
+            con = self._connect()
+            con.executemany("DELETE FROM answers WHERE service = ? AND request = ?",
+                            [(service, r) for r in requests])
             con.commit()
 
     def clear(self, service: str | None = None) -> int:
@@ -105,11 +120,11 @@ class AnswerCache:
 
 
 def cache_path(library: Path) -> Path:
-    """Where the answers are kept: beside the library's own files, else (no library folder yet) in the user's
-    cache folder, so asking a source never creates a library folder."""
+    """Where the answers are kept: beside the library's own files, else (no library folder yet) in CiteFinder's
+    cache folder (:func:`citefinder.config.cache_root`, ``$CITEFINDER_CACHE``), so asking a source never creates a
+    library folder."""
     if library.is_dir():
         return library / FILE_NAME
-    import os
+    from citefinder.config import cache_root
 
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "citefinder" / FILE_NAME
+    return cache_root() / FILE_NAME

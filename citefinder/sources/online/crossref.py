@@ -104,4 +104,5 @@ def open_crossref(settings: Any) -> Crossref:
     need("habanero", NAME)
     headers = with_contact(settings)
     http = open_http(NAME, settings.crossref_url, settings, interval_s=0.1 if headers else 0.2, headers=headers)
-    return Crossref(http, sends_text(http.host, contact=bool(headers)))
+    return Crossref(http, sends_text(http.host, contact=bool(headers),
+                                       context_sentences=settings.context_sentences))

@@ -7,8 +7,10 @@ Every call of every service goes through :meth:`Http.fetch`:
 - **paced**: calls to one service are spaced by its documented interval, across threads (:func:`wait_turn`);
 - **retried**: 429 and 5xx are asked again after what ``Retry-After`` says (seconds or an HTTP date; a wait
   longer than ``online_max_wait_s`` gives up instead), else after a doubling back-off; a time-out is retried;
-- **bounded**: every call has a time-out; a refused connection (no network) fails at once, with one line that
-  names the source, never a traceback or a hang;
+- **bounded**: every call has a total deadline (``online_deadline_s``: retries, waits and a body read one byte a
+  second included) and a cap on the bytes it reads (``online_max_bytes``); a Retry-After longer than what is left
+  of the deadline is not waited out; a redirect is not followed (the disclosure names one host); a refused
+  connection (no network) fails at once; each with one line that names the source, never a traceback or a hang;
 - **quiet about secrets**: the contact address and keys travel in headers, which are neither part of the cache
   key nor logged; the request line logged and cached holds only what the user chose to send.
 
@@ -19,12 +21,13 @@ are called here and the clients build the queries and read the answers (see each
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -100,6 +103,8 @@ class Polite:
     backoff_s: float = 2.0
     max_wait_s: float = 120.0
     interval_s: float = 1.0
+    deadline_s: float = 60.0  # one call, retries and waits included
+    max_bytes: int = 32 * 2**20  # the most one answer may hold (decoded)
 
 
 # Calls to one service are spaced across the whole process (every Source object, every browser session):
@@ -159,16 +164,34 @@ class Http:
         self._session: Any = None
         self._lock = threading.Lock()
         self._down: tuple[float, SourceUnreachable] | None = None
+        self._asked = threading.local()  # the cache keys one operation read or stored (see recording())
 
     def key(self, call: Call) -> str:
         """The cache key: the request as sent, without its headers."""
         body = call.body.decode("utf-8", "replace")
         return f"{call.method} {self.base_url}{call.path}" + (f"\n{body}" if body else "")
 
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[None]:
+        """Within: the answers this thread reads or stores are noted, so that :meth:`forget_recorded` can drop
+        them from the cache when the service's reader finds them unusable (they would be used again next run)."""
+        self._asked.keys = []
+        try:
+            yield
+        finally:
+            self._asked.keys = None
+
+    def forget_recorded(self) -> None:
+        keys = getattr(self._asked, "keys", None) or []
+        if self.cache is not None and keys:
+            self.cache.delete(self.service, keys)
+
     def fetch(self, call: Call) -> Answer:
         """The answer to ``call``: from the cache, else from the service (see the module docstring)."""
         t0 = time.perf_counter()
         key = self.key(call)
+        if getattr(self._asked, "keys", None) is not None:
+            self._asked.keys.append(key)
         if self.cache is not None and (hit := self.cache.get(self.service, key)) is not None:
             self.counts.cached += 1
             self._tell(call, True, hit[0], t0, 0)
@@ -195,26 +218,40 @@ class Http:
 
         url = self.base_url + call.path
         last = ""
+        deadline = time.monotonic() + self.polite.deadline_s
+        tries = 0
         for attempt in range(self.polite.retries + 1):
-            self.counts.waited_s += wait_turn(self.service, self.polite.interval_s)
+            self.counts.waited_s += wait_turn(self.service, min(self.polite.interval_s, self._left(deadline)))
+            left = self._left(deadline)
+            if left <= 0:
+                break
             log.debug("%s: %s %s (%s)", self.service, call.method, url, call.what or "call")
             self.counts.sent += 1
+            tries += 1
             try:
-                response = self._http().request(
-                    call.method, url, data=call.body or None, timeout=self.polite.timeout_s,
-                    headers={"User-Agent": USER_AGENT, **self.headers,
-                             **({"Content-Type": "application/json"} if call.body else {})})
+                with self._http().request(
+                        call.method, url, data=call.body or None, timeout=min(self.polite.timeout_s, left),
+                        stream=True, allow_redirects=False,
+                        headers={"User-Agent": USER_AGENT, **self.headers,
+                                 **({"Content-Type": "application/json"} if call.body else {})}) as response:
+                    status = response.status_code
+                    body = self._body(response, call, deadline) if status == 200 else b""
+                    if status != 200 and status < 400:
+                        raise SourceUnreachable(
+                            f"{self.service}: {self.host} answered with a redirect (HTTP {status}) to "
+                            f"{_where(response.headers.get('Location'))}, not followed: what is sent goes to "
+                            f"{self.host} only; set {self.service}_url to the service's address.")
+                    if status >= 400:
+                        text = _read1(response, 200)  # one read: a drip waits no longer
             except requests.Timeout:
-                last = f"no answer within {self.polite.timeout_s:g} s"
+                last = f"no answer within {min(self.polite.timeout_s, left):g} s"
                 wait = self._backoff(attempt)
             except requests.RequestException as e:
                 raise SourceUnreachable(
                     f"{self.service}: cannot reach {self.host} ({_reason(e)}). Check the network, or leave the "
                     "source off; answers received so far are cached and the next run resumes.") from None
             else:
-                status = response.status_code
                 if status == 200:
-                    body = response.content
                     if not self.valid(body):
                         raise BadAnswer(f"{self.service}: a malformed answer to {call.what or 'a call'} "
                                         f"({len(body)} bytes), not used")
@@ -228,22 +265,52 @@ class Http:
                                             "check the API key or the contact address in the settings.")
                 if status != 429 and status < 500:
                     raise BadAnswer(f"{self.service}: {self.host} rejected {call.what or 'a call'} "
-                                    f"(HTTP {status}: {response.text[:200]!r})")
+                                    f"(HTTP {status}: {text.decode('utf-8', 'replace')!r})")
                 last = f"HTTP {status}"
                 asked = retry_after(response.headers.get("Retry-After"))
-                if asked is not None and asked > self.polite.max_wait_s:
+                longest = min(self.polite.max_wait_s, self._left(deadline))
+                if asked is not None and asked > longest:
                     raise SourceUnreachable(
                         f"{self.service}: {self.host} asks to wait {asked:.0f} s (HTTP {status}), longer than "
-                        f"online_max_wait_s ({self.polite.max_wait_s:g} s); try again later, the answers so far "
-                        "are cached.")
+                        f"this run waits ({longest:.0f} s: online_max_wait_s, online_deadline_s); try again later, "
+                        "the answers so far are cached.")
                 wait = asked if asked is not None else self._backoff(attempt)
             if attempt < self.polite.retries:
+                wait = min(wait, self._left(deadline))
+                if wait <= 0 and self._left(deadline) <= 0:
+                    break
                 self.counts.retried += 1
                 log.info("%s: %s; asking again in %.1f s", self.service, last, wait)
                 self.counts.waited_s += wait
                 time.sleep(wait)
-        raise SourceUnreachable(f"{self.service}: {self.host} did not answer ({last}, "
-                                f"{self.polite.retries + 1} tries); try again later, the answers so far are cached.")
+        raise SourceUnreachable(f"{self.service}: {self.host} did not answer ({last or 'no time left'}, "
+                                f"{tries} tr{'y' if tries == 1 else 'ies'} in {self.polite.deadline_s:g} s at most: "
+                                "online_retries, online_deadline_s); try again later, the answers so far are cached.")
+
+    def _body(self, response: Any, call: Call, deadline: float) -> bytes:
+        """The body of a 200 answer, read as it arrives until the deadline or the cap (either ends the call)."""
+        cap = self.polite.max_bytes
+        size = response.headers.get("Content-Length", "")
+        if size.isdigit() and int(size) > cap:
+            raise BadAnswer(f"{self.service}: an answer to {call.what or 'a call'} of {_mb(int(size))}, more than "
+                            f"online_max_bytes ({_mb(cap)}), not read")
+        parts: list[bytes] = []
+        got = 0
+        while chunk := _read1(response, 65536):
+            got += len(chunk)
+            if got > cap:
+                raise BadAnswer(f"{self.service}: an answer to {call.what or 'a call'} longer than "
+                                f"online_max_bytes ({_mb(cap)}), not read further")
+            parts.append(chunk)
+            if time.monotonic() > deadline:
+                raise SourceUnreachable(
+                    f"{self.service}: {self.host} sent {got} bytes of an answer in {self.polite.deadline_s:g} s "
+                    "(online_deadline_s), too slow; try again later, the answers so far are cached.")
+        return b"".join(parts)
+
+    @staticmethod
+    def _left(deadline: float) -> float:
+        return max(0.0, deadline - time.monotonic())
 
     def _backoff(self, attempt: int) -> float:
         return self.polite.backoff_s * (2 ** attempt)
@@ -265,3 +332,29 @@ def _reason(error: BaseException) -> str:
     """The cause of a connection error in a few words ("[Errno 111] Connection refused"), without the URL."""
     found = re.search(r"\[Errno -?\d+\][^'\")\]]*", str(error))
     return found.group(0).strip() if found else type(error).__name__
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.1f} MB"
+
+
+def _where(location: str | None) -> str:
+    """Where a redirect points, without its query (which may hold what the call sent)."""
+    if not location:
+        return "nowhere said"
+    parts = urlsplit(location)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else parts.path
+
+
+def _read1(response: Any, size: int) -> bytes:
+    """At most ``size`` bytes of the body, from one read of the socket (a body sent one byte at a time is seen byte
+    by byte, so the deadline is checked between them); urllib3's errors as requests' (the callers catch those)."""
+    import requests
+    import urllib3
+
+    try:
+        return bytes(response.raw.read1(size, decode_content=True) or b"")
+    except urllib3.exceptions.ReadTimeoutError as e:
+        raise requests.exceptions.ReadTimeout(str(e)) from None
+    except urllib3.exceptions.HTTPError as e:
+        raise requests.exceptions.ConnectionError(str(e)) from None

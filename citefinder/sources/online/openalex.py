@@ -113,4 +113,5 @@ def open_openalex(settings: Any) -> OpenAlex:
     need("pyalex", NAME)
     headers = with_contact(settings)
     http = open_http(NAME, settings.openalex_url, settings, interval_s=INTERVAL_S, headers=headers)
-    return OpenAlex(http, sends_text(http.host, contact=bool(headers)))
+    return OpenAlex(http, sends_text(http.host, contact=bool(headers),
+                                       context_sentences=settings.context_sentences))

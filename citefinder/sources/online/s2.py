@@ -112,4 +112,5 @@ def open_s2(settings: Any) -> SemanticScholar:
     key = secret(settings.s2_api_key)
     http = open_http(NAME, settings.s2_url, settings, interval_s=INTERVAL_S,
                      headers={"x-api-key": key} if key else {})
-    return SemanticScholar(http, sends_text(http.host, key=bool(key)))
+    return SemanticScholar(http, sends_text(http.host, key=bool(key),
+                                              context_sentences=settings.context_sentences))

@@ -11,24 +11,28 @@ from __future__ import annotations
 import importlib
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from html import unescape
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from citefinder.errors import SourceError
 from citefinder.library.identity import arxiv_id_from_doi, make_doc_id, normalize_arxiv_id, normalize_doi
-from citefinder.sources.base import Lookup, LookupBy, SourceRecord
+from citefinder.sources.base import Lookup, LookupBy, SourceRecord, fold, searched_text
 from citefinder.sources.online.cache import AnswerCache, cache_path
 from citefinder.sources.online.http import BadAnswer, Call, Counts, Hook, Http, Polite
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 INSTALL = "pip install 'citefinder[online]'"
-SEARCH_CHARS = 400  # a slot's sentence is cut to this many characters before it is sent
+# What a service's reader raises on an answer that is not what the service documents (a field of another type, a
+# list where an object was promised): caught in one place, OnlineSource.answered, as one BadAnswer line.
+ANSWER_ERRORS: tuple[type[BaseException], ...] = (TypeError, AttributeError, KeyError, ValueError, IndexError)
 
 _TAG = re.compile(r"<[^>]+>")
 
@@ -42,11 +46,13 @@ def need(module: str, service: str) -> ModuleType:
                           f"{INSTALL}") from None
 
 
-def sends_text(host: str, *, contact: bool = False, key: bool = False) -> str:
-    """What a service's calls send, said before the first one."""
+def sends_text(host: str, *, contact: bool = False, key: bool = False, context_sentences: int = 0) -> str:
+    """What a service's calls send, said before the first one (the search's part is
+    :func:`citefinder.sources.base.searched_text`, the words of what :func:`~citefinder.sources.base.search_text`
+    sends)."""
     extra = (" and your contact address" if contact else "") + (" and your API key" if key else "")
-    return (f"to {host}: the titles, DOIs and arXiv ids of your entries when completing them, each slot's "
-            f"sentence when searching for papers you don't have{extra}")
+    return (f"to {host}: the titles, DOIs and arXiv ids of your entries when completing them, "
+            f"{searched_text(context_sentences)} when searching for papers you don't have{extra}")
 
 
 def clean(text: str | None) -> str:
@@ -89,18 +95,18 @@ class OnlineSource:
     # --- the Source protocol ---
     def lookup(self, queries: Sequence[Lookup]) -> list[list[SourceRecord]]:
         out: list[list[SourceRecord]] = [[] for _ in queries]
-        calls = failed = 0
-        last: BadAnswer | None = None
+        calls = 0
+        failed: list[BadAnswer] = []
         for by in ("doi", "arxiv"):
             asked = [i for i, q in enumerate(queries) if q.by == by]
             for start in range(0, len(asked), self.id_batch):
                 chunk = asked[start:start + self.id_batch]
                 calls += 1
+                values = [queries[i].value for i in chunk]
                 try:
-                    found = self.by_ids(by, [queries[i].value for i in chunk])
+                    found = self.answered(f"{len(values)} {by} ids", partial(self.by_ids, by, values))
                 except BadAnswer as e:
-                    failed, last = failed + 1, e
-                    log.warning("%s", e)
+                    failed.append(e)
                     continue
                 for i in chunk:
                     out[i] = found.get(queries[i].value, [])
@@ -108,17 +114,41 @@ class OnlineSource:
             if q.by == "title":
                 calls += 1
                 try:
-                    out[i] = self.by_title(q)
+                    out[i] = self.answered("a title", partial(self.by_title, q))
                 except BadAnswer as e:
-                    failed, last = failed + 1, e
-                    log.warning("%s", e)
-        if calls and failed == calls and last is not None:
-            raise last
+                    failed.append(e)
+        if failed and len(failed) == calls:
+            raise failed[-1]
+        if failed:  # said once for the batch, not once per call
+            more = f" (and {len(failed) - 1} more of {calls} calls)" if len(failed) > 1 else ""
+            log.warning("%s%s; the other answers are used", failed[0], more)
         return out
 
     def search(self, text: str, k: int) -> list[SourceRecord]:
-        text = " ".join(text.split())[:SEARCH_CHARS]
-        return self.find(text, k)[:k] if text else []
+        text = fold(text)
+        return self.answered("a search", lambda: self.find(text, k))[:k] if text else []
+
+    def answered(self, what: str, ask: Callable[[], T]) -> T:
+        """``ask()``, the one place a service's answer is checked: whatever its reader raises on an answer that is
+        not what the service documents (:data:`ANSWER_ERRORS`, the client's own :attr:`client_errors`) becomes one
+        :class:`BadAnswer` line naming the source, and the answers it read are dropped from the cache."""
+        with self.http.recording():
+            try:
+                return ask()
+            except BadAnswer:
+                self.http.forget_recorded()
+                raise
+            except SourceError:
+                raise
+            except ANSWER_ERRORS + self.client_errors() as e:
+                log.debug("%s: the answer to %s could not be read", self.name, what, exc_info=True)
+                self.http.forget_recorded()
+                raise BadAnswer(f"{self.name}: an answer to {what} that is not what the service documents "
+                                f"({type(e).__name__}), not used") from None
+
+    def client_errors(self) -> tuple[type[BaseException], ...]:
+        """The errors the service's client raises on an answer it cannot read (none by default)."""
+        return ()
 
     # --- what a service implements ---
     def by_ids(self, by: LookupBy, values: Sequence[str]) -> Mapping[str, list[SourceRecord]]:
@@ -175,12 +205,13 @@ def open_http(service: str, base_url: str, settings: Any, *, interval_s: float,
     when ``sources_refresh`` is on), its pace (``online_interval_s`` or the service's documented one)."""
     cache = None
     if settings.sources_cache_days > 0:
-        path = settings.sources_cache or cache_path(settings.library)
+        path = settings.sources_cache or cache_path(Path(settings.library).expanduser())
         cache = AnswerCache(Path(path).expanduser(), settings.sources_cache_days * 86400)
         if settings.sources_refresh:
             cache.clear(service)
     polite = Polite(timeout_s=settings.online_timeout_s, retries=settings.online_retries,
                     backoff_s=settings.online_backoff_s, max_wait_s=settings.online_max_wait_s,
+                    deadline_s=settings.online_deadline_s, max_bytes=settings.online_max_bytes,
                     interval_s=interval_s if settings.online_interval_s is None else settings.online_interval_s)
     return Http(service, base_url, polite, cache=cache, headers=dict(headers or {}), valid=valid)
 
