@@ -28,10 +28,10 @@ def doubt(result: SlotResult, *, top_confidence: float | None = None, threshold:
     (``band``) one outside the *likely right* band. ``top_confidence``: the user's best paper's calibrated
     confidence, when the caller has it (else read from the result, :func:`pick_confidence`)."""
     top = pick_confidence(result) if top_confidence is None else float(top_confidence)
-    if result.selection.status != "found":
-        return f"nothing of yours was filled in (your best paper's confidence {top:.2f})"
     if top < threshold:
         return f"your best paper's confidence {top:.2f} is below {threshold:.2f}"
+    if result.selection.status != "found":
+        return f"nothing of yours was filled in (your best paper's confidence {top:.2f})"
     if band and confidence_words(top) != LIKELY:
         return f"your best paper's confidence {top:.2f} is {confidence_words(top)}, not {LIKELY}"
     return ""
