@@ -263,7 +263,8 @@ def main() -> int:
 def write(result: Path, n: int, agents: list[str], w: np.ndarray, k: float, pr: Any, best: tuple, base: tuple) -> None:
     path = ROOT / "citefinder/data/literature.json"
     data = json.loads(path.read_text())
-    data["fusion"] = {"k": int(k), "weights": {a: round(float(x), 3) for a, x in zip(agents, w, strict=True)},
+    kept = (data.get("fusion") or {}).get("weights", {})  # agents the run did not list (the dense ones BM25-first)
+    data["fusion"] = {"k": int(k), "weights": {**kept, **{a: round(float(x), 3) for a, x in zip(agents, w, strict=True)}},
                       "provenance": f"bench/literature_fusion.py tune on {result.name} ({n} removed slots of "
                                     "drafts-dev's "
                                     "training part), with the priors below"}
