@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared/data"
+DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared/data"))  # as tests/conftest.py
 
 
 class GoldWorks:
@@ -70,6 +71,7 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
     from citefinder.config import Settings
     from citefinder.evaluate.drafts import key_to_doc_id, open_draft_library
     from citefinder.library.identity import surname
+    from citefinder.pipeline.doubt import needs_literature
     from citefinder.pipeline.literature import LibraryLiterature, LiteratureTier, Priors
     from citefinder.pipeline.pipeline import Pipeline
     from citefinder.retrieve.agents.draft import draft_context
@@ -113,6 +115,8 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
             own_gold = sorted({doc_of[k] for k in g["keys"] if k in doc_of})
             lit_gold = list(ctx.get("doc_ids") or [])
             removed = bool(own_gold and lit_gold)
+            if getattr(args, "removed_only", False) and not removed:
+                continue
             pipeline.exclude = base | frozenset(own_gold) if removed else base
             start = time.perf_counter()
             result = pipeline.cite_slot(slot, draft=draft)
@@ -139,7 +143,7 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
             sel = extended.selection
             rows.append({
                 "id": f"{name}:{g['slot']}", "removed": removed, "own_gold": own_gold, "lit_gold": lit_gold,
-                "unsure": not (sel.status == "found" and top >= settings.confidence_threshold),
+                "unsure": needs_literature(result, top_confidence=top, threshold=settings.confidence_threshold),
                 "lit_rank": gold_works.rank(list(extended.literature), lit_gold),
                 "own_rank": next((i for i, c in enumerate(result.candidates, 1) if c.doc_id in own_gold), None),
                 "selected": sel.paper.doc_id if sel.status == "found" and sel.paper else None,
@@ -302,6 +306,9 @@ def main() -> int:
     p.add_argument("--lit-query-encoder", help="the query side of the literature alone")
     p.add_argument("--own-order", action="store_true",
                    help="the literature's own order (neutral priors): what literature_tune.py tunes on")
+    p.add_argument("--removed-only", action="store_true",
+                   help="cite only the removed slots (what the discovery figures and the fusion's tuning read); "
+                        "the other slots' checks are then not made")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 

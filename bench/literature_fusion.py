@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -31,13 +32,14 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared/data"
+DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared/data"))  # as tests/conftest.py
 WEIGHT_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 K_GRID = (1, 3, 5, 10, 20, 30, 60)
 # "newer" stays >= 0.2: a paper newer than all the user's is shown lower, never pushed out of view (a library
 # that lags the draft is the user's right; drafts-dev's libraries are the finished papers' .bib)
-PRIOR_GRID = {"k": (1.0, 3.0, 10.0), "authors": (0.0, 0.25, 0.5, 1.0, 2.0), "topic": (0.0, 0.5, 1.0, 2.0, 4.0),
-              "newer": (1.0, 0.5, 0.2), "slack": (0, 1, 2)}
+PRIOR_GRID = {"k": (1.0, 3.0, 10.0), "authors": (0.0, 0.5, 1.0), "topic": (0.0, 0.5, 1.0, 2.0),
+              "newer": (1.0, 0.5, 0.2), "slack": (0, 1), "cited": (0.0, 0.25, 0.5, 1.0, 2.0, 4.0),
+              "saturate": (0.0, 10.0, 100.0)}
 KEEP = 50  # the literature pipeline's fused_top_n (max(fused_top_n, rerank_top_n) with the default settings)
 
 
@@ -54,6 +56,7 @@ class Slot:
     shared: np.ndarray
     topic: np.ndarray
     newer: np.ndarray
+    cited: np.ndarray  # how often the literature cites each (its own count, else the literature memory's)
     gold: np.ndarray
     doc_ids: list[str]
 
@@ -62,10 +65,12 @@ def build(result_path: Path, literature: Path, libraries: Path, bib: str, agents
     from citefinder.config import Settings
     from citefinder.evaluate.drafts import open_draft_library
     from citefinder.library.readonly import ReadOnlyLibrary
+    from citefinder.pipeline.cited import memory_counts
     from citefinder.pipeline.literature import _Own
 
     result = json.loads(result_path.read_text())
     view = ReadOnlyLibrary.open(literature, Settings())
+    counts = memory_counts(view)
     by_paper: dict[str, list[dict]] = {}
     for row in result["rows"]:
         if row["removed"]:
@@ -88,7 +93,10 @@ def build(result_path: Path, literature: Path, libraries: Path, bib: str, agents
                               ranks.min(axis=1) if len(docs) else np.zeros(0), np.arange(len(docs)),
                               np.array([own.holds(found[d]) for d in docs], dtype=bool),
                               np.array([f["shared"] for f in feats]), np.array([f["topic"] for f in feats]),
-                              np.array([f["newer"] for f in feats]), np.array([d in row["lit_gold"] for d in docs]),
+                              np.array([f["newer"] for f in feats]),
+                              np.array([float(found[d].cited_by if found[d].cited_by is not None
+                                              else counts.get(d, 0)) for d in docs]),
+                              np.array([d in row["lit_gold"] for d in docs]),
                               docs))
     return slots
 
@@ -108,6 +116,8 @@ def order(slot: Slot, weights: np.ndarray, k: float, priors: Any) -> np.ndarray:
     value = 1.0 / (np.arange(len(kept)) + 1 + priors.k) * (1 + priors.authors * slot.shared[kept])
     value = value * (1 + priors.topic * slot.topic[kept] / best_topic)
     value = value * np.where(slot.newer[kept] > priors.slack, priors.newer, 1.0)
+    best_cited = float(np.log1p(max(float(slot.cited[kept].max()), priors.saturate))) or 1.0
+    value = value * (1 + priors.cited * np.log1p(slot.cited[kept]) / best_cited)
     return kept[np.lexsort((np.arange(len(kept)), -value))]
 
 
@@ -133,15 +143,19 @@ def check(result_path: Path, slots: list[Slot], weights: np.ndarray, k: float, p
     return same / max(1, len(slots))
 
 
-def ascend(slots: list[Slot], agents: list[str], w: np.ndarray, k: float, priors: Any) -> tuple[np.ndarray, float]:
+def ascend(slots: list[Slot], agents: list[str], w: np.ndarray, k: float, priors: Any,
+           free: set[str] | None = None, fix_k: bool = False) -> tuple[np.ndarray, float]:
+    """Coordinate ascent over k and the weights of the agents in ``free`` (every agent when None)."""
     best = evaluate(slots, w, k, priors)
     for _round in range(3):
         improved = False
-        for kk in K_GRID:
+        for kk in () if fix_k else K_GRID:
             v = evaluate(slots, w, kk, priors)
             if (v[0], v[2]) > (best[0], best[2]) and v != best:
                 best, k, improved = v, kk, True
         for j in range(len(agents)):
+            if free is not None and agents[j] not in free:
+                continue
             for x in WEIGHT_GRID:
                 trial = w.copy()
                 trial[j] = x
@@ -155,12 +169,14 @@ def ascend(slots: list[Slot], agents: list[str], w: np.ndarray, k: float, priors
     return w, k
 
 
-def grid_priors(slots: list[Slot], w: np.ndarray, k: float, start: Any) -> Any:
+def grid_priors(slots: list[Slot], w: np.ndarray, k: float, start: Any, free: set[str] | None = None) -> Any:
+    """The best priors over the grid of the fields in ``free`` (every field when None; the others kept)."""
     from citefinder.pipeline.literature import Priors
 
     best, best_p = evaluate(slots, w, k, start), start
-    for values in itertools.product(*PRIOR_GRID.values()):
-        p = Priors(**dict(zip(PRIOR_GRID, values, strict=True)))
+    grid = {f: (v if free is None or f in free else (getattr(start, f),)) for f, v in PRIOR_GRID.items()}
+    for values in itertools.product(*grid.values()):
+        p = Priors(**dict(zip(grid, values, strict=True)))
         v = evaluate(slots, w, k, p)
         if (v[0], v[2]) > (best[0], best[2]):
             best, best_p = v, p
@@ -194,6 +210,8 @@ def main() -> int:
     p.add_argument("--bib", default="refs.bib")
     p.add_argument("--setting", type=Path, help="a literature.json whose fusion and priors are scored too")
     p.add_argument("--write", action="store_true")
+    p.add_argument("--agents", help="tune only these agents' weights (comma-separated; the others and k are kept)")
+    p.add_argument("--priors", help="tune only these priors (comma-separated; the others are kept)")
     args = p.parse_args()
 
     from citefinder.config import offline_environment
@@ -222,13 +240,16 @@ def main() -> int:
         print(line(str(args.setting), out[str(args.setting)]))
     if args.what == "tune":
         w, k, pr = run_w.copy(), run_k, Priors.shipped()
+        free_agents = set(args.agents.split(",")) if args.agents else None
+        free_priors = set(args.priors.split(",")) if args.priors else None
+        w, k = shipped(agents)[:2] if free_agents else (w, k)
         for _ in range(2):
-            w, k = ascend(slots, agents, w, k, pr)
-            pr = grid_priors(slots, w, k, pr)
+            w, k = ascend(slots, agents, w, k, pr, free_agents, fix_k=free_agents is not None)
+            pr = grid_priors(slots, w, k, pr, free_priors)
             print(line(f"k={k:g} {dict(zip(agents, w.tolist(), strict=True))} {pr}", evaluate(slots, w, k, pr)), flush=True)
         best = evaluate(slots, w, k, pr)
-        for name in ("authors", "topic", "newer"):
-            alone = Priors(k=pr.k, slack=pr.slack, **{name: getattr(pr, name)})
+        for name in ("authors", "topic", "newer", "cited"):
+            alone = Priors(k=pr.k, slack=pr.slack, saturate=pr.saturate, **{name: getattr(pr, name)})
             print(line(f"  {name} alone", evaluate(slots, w, k, alone)))
         print(line("  tuned fusion, neutral priors", evaluate(slots, w, k, Priors())))
         out["tuned"] = {"k": k, "weights": dict(zip(agents, w.tolist(), strict=True)), "priors": asdict(pr), "figures": best}
@@ -242,7 +263,8 @@ def main() -> int:
 def write(result: Path, n: int, agents: list[str], w: np.ndarray, k: float, pr: Any, best: tuple, base: tuple) -> None:
     path = ROOT / "citefinder/data/literature.json"
     data = json.loads(path.read_text())
-    data["fusion"] = {"k": int(k), "weights": {a: round(float(x), 3) for a, x in zip(agents, w, strict=True)},
+    kept = (data.get("fusion") or {}).get("weights", {})  # agents the run did not list (the dense ones BM25-first)
+    data["fusion"] = {"k": int(k), "weights": {**kept, **{a: round(float(x), 3) for a, x in zip(agents, w, strict=True)}},
                       "provenance": f"bench/literature_fusion.py tune on {result.name} ({n} removed slots of "
                                     "drafts-dev's "
                                     "training part), with the priors below"}

@@ -42,6 +42,9 @@ class Paper:
     # Where a field not written by the user came from, as (field, source, id in that source): an abstract found
     # by ``library enrich`` is ("abstract", "papers-333k", "arxiv:1706.03762"). The user's .bib text never changes.
     provenance: tuple[tuple[str, str, str], ...] = ()
+    # How often the literature cites the work, as the source that gave it counted (OpenAlex ``cited_by_count``,
+    # Semantic Scholar ``citationcount``); None when the source said nothing. The literature tier's prior reads it.
+    cited_by: int | None = None
 
     @property
     def link(self) -> str | None:

@@ -101,7 +101,7 @@ def test_unsure_asks_the_literature_only_when_nothing_of_yours_is_confident(own,
     tier = literature_tier(settings, own, literature)
     assert tier is not None and tier.when == "unsure"
     sure = Pipeline(settings.with_overrides(confidence_threshold=0.0), own,
-                    literature=LiteratureTier(tier.search, own, threshold=0.0))
+                    literature=LiteratureTier(tier.search, own, threshold=0.0, band=False))
     for r in sure.cite_text(_text(records)):
         assert r.literature == () and r.trace("literature").status == "skipped"
         assert "confident" in r.trace("literature").message

@@ -9,7 +9,9 @@ dense agents read the exact-search vectors the folder saved (``indexes/vectors``
 never Chroma's HNSW index, whose files only Chroma reads. A literature library imported BM25-first
 (``--defer-embedding``) has no vectors: the dense agents then skip, saying why. The derived indexes the agents
 read (titles, names, authors) are read from the folder when it saved current ones, else built once and kept
-in the user's cache (``CITEFINDER_CACHE``, ``~/.cache/citefinder/literature/``), never in the folder.
+in the user's cache (``CITEFINDER_CACHE``, ``~/.cache/citefinder/literature/``), never in the folder. A folder
+built with its own citation-context memory (``citefinder --library LIT contexts import PACK`` when the literature
+library is built) has it read in place too, read-only (the memory agents: how the literature cites its papers).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class ReadOnlyLibrary:
     reads), over a folder that is never written. Open with :meth:`open`."""
 
     read_only = True
+    never_written = True  # its context memory too is opened read-only (citefinder.library.contexts.memory)
 
     def __init__(self, settings: Settings, folder: Path, embedder: Embedder, manifest: dict[str, Any],
                  bm25: BM25Index, vectors: int) -> None:

@@ -2,11 +2,14 @@
 
 A slot's candidates come from the user's library first. When the user asks for every slot (``when="always"``),
 or when nothing of theirs is confident (``"unsure"``: the selector filled nothing, or its pick's calibrated
-confidence is below ``confidence_threshold``), the slot's query also goes to the literature:
+confidence is below ``confidence_threshold`` or not *likely right*: :func:`citefinder.pipeline.doubt.needs_literature`),
+the slot's query also goes to the literature:
 
 - a **literature library folder** (a library built from the public dumps, e.g. papers-333k): the same engine —
   the retrieval agents of :data:`LITERATURE_AGENTS`, the tuned fusion, the calibrated confidence — runs over
-  the folder opened in place without writing (:class:`~citefinder.library.readonly.ReadOnlyLibrary`);
+  the folder opened in place without writing (:class:`~citefinder.library.readonly.ReadOnlyLibrary`); a folder
+  built with its own citation-context memory (how the literature cites its papers) adds the memory agents
+  (cited-as, cited-like) and how often it cites each paper, a prior (:mod:`citefinder.pipeline.cited`);
 - an **online source** (any :class:`~citefinder.sources.base.Source`): the records its ``search`` answers are
   ranked by the same agents over them (:class:`~citefinder.library.pool.PaperPool`), the source's own order
   fused in as one more list ("source"). An online source plugs in by providing the Source alone.
@@ -21,10 +24,11 @@ library holds already (the same work by :mod:`citefinder.library.identity`) are 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
@@ -44,8 +48,10 @@ log = logging.getLogger(__name__)
 
 When = Literal["unsure", "always"]
 WHEN: tuple[When, ...] = ("unsure", "always")
-# The agents that read a literature library: the user's own keys and citation memory are not the literature's.
+# The agents that read a literature library: the user's own keys and citation memory are not the literature's;
+# the memory agents read the literature folder's own memory (skipped, saying why, in a folder without one).
 LITERATURE_AGENTS = ("bm25", "dense", "title", "names", "names-weak", "authors", "near", "context", "draft")
+MEMORY_AGENTS = ("cited-as", "cited-like")
 SHOWN = 10  # literature papers offered per slot
 SOURCE_K = 30  # records asked of an online source per slot
 SOURCE_WEIGHT = 0.3  # the source's own order in the fusion (untuned: no online source was measured)
@@ -53,11 +59,13 @@ SOURCE_WEIGHT = 0.3  # the source's own order in the fusion (untuned: no online 
 
 @dataclass(frozen=True)
 class Ranked:
-    """One slot's literature: candidates best first, each one's calibrated confidence, the stages' traces."""
+    """One slot's literature: candidates best first, each one's calibrated confidence, the stages' traces, and
+    how often the literature cites each candidate where it is known (:func:`citefinder.pipeline.cited.cited_counts`)."""
 
     candidates: tuple[Candidate, ...]
     confidences: Mapping[str, float]
     traces: tuple[StageTrace, ...]
+    counts: Mapping[str, int] = field(default_factory=dict)
 
 
 class LiteratureSearch(Protocol):
@@ -73,7 +81,8 @@ def literature_settings(settings: "Settings") -> "Settings":
     literature library, else :data:`LITERATURE_AGENTS`), no LLM, no sample papers, no second paper."""
     from citefinder.retrieve.registry import agent_names
 
-    agents = tuple(a for a in agent_names(settings) if a in LITERATURE_AGENTS) or LITERATURE_AGENTS
+    known = LITERATURE_AGENTS + MEMORY_AGENTS
+    agents = tuple(a for a in agent_names(settings) if a in known) or known
     return settings.model_copy(update={"agents": agents, "suggest_sample": True, "llm_model": None,
                                        "llm_rewrite": False, "second_paper": False, "reranker": None})
 
@@ -120,9 +129,11 @@ class LibraryLiterature:
         import sqlite3
 
         from citefinder.library.reference import damaged_input
+        from citefinder.pipeline.cited import cited_counts
 
         try:
-            return _ranked(self.pipeline, query, self.view.count())
+            ranked = _ranked(self.pipeline, query, self.view.count())
+            return replace(ranked, counts=cited_counts(self.view, ranked.candidates))
         except sqlite3.DatabaseError as e:  # a file of the folder damaged past what opening it reads
             raise damaged_input(self.view.path, "literature library", e) from e
 
@@ -178,7 +189,8 @@ class SourceLiterature:
         pipeline = Pipeline(pool.settings, library, fusion=fusion,
                             agents=make_agents(pool.settings, library) + [SourceOrderAgent(records)])
         ranked = _ranked(pipeline, query, pool.count())
-        return replace(ranked, traces=(t_source,) + ranked.traces)
+        counts = {c.doc_id: c.paper.cited_by for c in ranked.candidates if c.paper.cited_by is not None}
+        return replace(ranked, traces=(t_source,) + ranked.traces, counts=counts)
 
 
 def open_literature(spec: "str | Path | Source", settings: "Settings", *,
@@ -202,14 +214,18 @@ class Priors:
     fused order) times ``1 + authors * shared`` (``shared``: its authors' surnames the user's papers also have,
     at most 3) times ``1 + topic * t`` (``t`` in 0..1: how well its title matches the user's closest paper by
     BM25, against the best of the slot's candidates) times ``newer`` when it is more than ``slack`` years newer
-    than the user's newest paper (once the user has :data:`NEWEST_NEEDS` dated papers). The defaults leave the
-    literature's own order."""
+    than the user's newest paper (once the user has :data:`NEWEST_NEEDS` dated papers) times ``1 + cited * c``
+    (``c`` in 0..1: how often the literature cites it, ``log(1 + n)`` against the most cited of the slot's
+    candidates or ``log(1 + saturate)``, whichever is larger: a landmark paper first among near-equals). The
+    defaults leave the literature's own order."""
 
     k: float = 1.0
     authors: float = 0.0
     topic: float = 0.0
     newer: float = 1.0
     slack: int = 1
+    cited: float = 0.0
+    saturate: float = 0.0
     provenance: str = ""
 
     @classmethod
@@ -223,18 +239,20 @@ class Priors:
 
     @property
     def neutral(self) -> bool:
-        return not self.authors and not self.topic and self.newer == 1.0
+        return not self.authors and not self.topic and self.newer == 1.0 and not self.cited
 
 
 def prior_order(candidates: Sequence[Any], feats: Sequence[Mapping[str, float]],
                 priors: Priors) -> list[int]:
     """The candidates' indexes in the order the priors give them (ties: the literature's own order)."""
     best_topic = max((f["topic"] for f in feats), default=0.0) or 1.0
+    best_cited = math.log1p(max([f.get("cited", 0.0) for f in feats] + [priors.saturate])) or 1.0
 
     def score(i: int) -> float:
         f = feats[i]
         value = 1.0 / (i + 1 + priors.k) * (1 + priors.authors * f["shared"])
         value *= 1 + priors.topic * f["topic"] / best_topic
+        value *= 1 + priors.cited * math.log1p(f.get("cited", 0.0)) / best_cited
         return value * (priors.newer if f["newer"] > priors.slack else 1.0)
 
     return sorted(range(len(candidates)), key=lambda i: (-score(i), i))
@@ -285,10 +303,11 @@ class LiteratureTier:
     """Adds a slot's literature candidates to its result (see the module docstring).
 
     ``library``: the user's library (what is "yours"); ``threshold``: the confidence under which a slot asks in
-    ``"unsure"`` mode; ``shown``: literature papers kept per slot."""
+    ``"unsure"`` mode; ``band``: a pick that is not *likely right* asks too
+    (:func:`citefinder.pipeline.doubt.needs_literature`); ``shown``: literature papers kept per slot."""
 
     def __init__(self, search: LiteratureSearch, library: "Library", *, when: When = "unsure",
-                 threshold: float = 0.55, shown: int = SHOWN, priors: Priors | None = None) -> None:
+                 threshold: float = 0.55, shown: int = SHOWN, priors: Priors | None = None, band: bool = True) -> None:
         if when not in WHEN:
             raise ValueError(f"when must be one of {', '.join(WHEN)}, not {when!r}")
         self.search = search
@@ -296,6 +315,7 @@ class LiteratureTier:
         self.library = library
         self.when = when
         self.threshold = threshold
+        self.band = band
         self.shown = shown
         self.priors = priors if priors is not None else Priors.shipped()
         self._own: tuple[tuple[str, frozenset[str]], _Own] | None = None
@@ -308,12 +328,13 @@ class LiteratureTier:
         """``result`` with its literature candidates and a "literature" trace. ``top_confidence``: the calibrated
         confidence of the user's best candidate; ``exclude``: the user's papers left out of suggestions (they do
         not count as the user's here either)."""
+        from citefinder.pipeline.doubt import doubt
+
         start = time.perf_counter()
         asked = self.when == "always"
-        sure = result.selection.status == "found" and top_confidence >= self.threshold
-        why = ("asked for every slot" if asked else
-               f"your best paper's confidence {top_confidence:.2f} is below {self.threshold:.2f}" if not sure
-               else "")
+        doubtful = doubt(result, top_confidence=top_confidence, threshold=self.threshold, band=self.band)
+        sure = not doubtful
+        why = "asked for every slot" if asked else doubtful
         params: dict[str, Any] = {"source": self.name, "when": self.when, "threshold": self.threshold,
                                   "shown": self.shown, "priors": asdict(self.priors)}
         if not asked and sure:
@@ -340,7 +361,7 @@ class LiteratureTier:
             else:
                 kept.append(c)
         if not self.priors.neutral:
-            feats = [own.features(c.paper) for c in kept]
+            feats = [{**own.features(c.paper), "cited": float(ranked.counts.get(c.doc_id, 0))} for c in kept]
             kept = [kept[i] for i in prior_order(kept, feats, self.priors)]
         kept = kept[: self.shown]
         found = tuple(replace(c, origin=self.name).with_score("literature", n, ranked.confidences.get(c.doc_id, 0.0))
@@ -353,7 +374,8 @@ class LiteratureTier:
             top=tuple(Hit(c.doc_id, n, round(ranked.confidences.get(c.doc_id, 0.0), 4))
                       for n, c in enumerate(found, 1)),
             elapsed_s=time.perf_counter() - start,
-            details={"yours": yours, "traces": [t.to_dict() for t in ranked.traces]})
+            details={"yours": yours, "traces": [t.to_dict() for t in ranked.traces],
+                     "cited": {c.doc_id: ranked.counts[c.doc_id] for c in found if c.doc_id in ranked.counts}})
         return replace(result, literature=found, traces=result.traces + (trace,))
 
     def _own_papers(self, exclude: frozenset[str]) -> _Own:

@@ -90,8 +90,10 @@ def damaged_message(path: Path, error: BaseException) -> str:
 class ContextMemory:
     """The memory of one library folder (see the module docstring). Thread-safe."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, read_only: bool = False) -> None:
         self.path = Path(folder) / FILE
+        # the memory of a literature library searched in place (ReadOnlyLibrary): read, never written
+        self.read_only = read_only
         self._lock = threading.RLock()
         self._con: sqlite3.Connection | None = None
         self._generation: tuple[tuple[int, int, int], int] | None = None  # (file stamp, generation)
@@ -102,6 +104,8 @@ class ContextMemory:
         return self.path.exists()
 
     def _connect(self) -> sqlite3.Connection:
+        if self._con is None and self.read_only:
+            self._con = _connect_read_only(self.path)
         if self._con is None:
             con = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
             try:
@@ -336,8 +340,26 @@ def memory_of(library: Any) -> ContextMemory:
     with _MEMORIES_LOCK:
         memory = _MEMORIES.get(library)
         if memory is None or memory.path.parent != Path(library.path):
-            memory = _MEMORIES[library] = ContextMemory(Path(library.path))
+            memory = _MEMORIES[library] = ContextMemory(Path(library.path),
+                                                        read_only=bool(getattr(library, "never_written", False)))
         return memory
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """The memory of a folder searched in place, opened read-only (``immutable`` when even that would need to
+    write, as for a WAL file in a folder SQLite may not write beside); its schema is read, never made."""
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        con.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return con
+    except sqlite3.Error:
+        pass
+    try:
+        con = sqlite3.connect(f"file:{path}?immutable=1", uri=True, check_same_thread=False)
+        con.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return con
+    except sqlite3.DatabaseError as e:
+        raise LibraryDamagedError(damaged_message(path, e)) from e
 
 
 def _migrate_rids(con: sqlite3.Connection) -> None:

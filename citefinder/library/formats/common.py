@@ -99,6 +99,21 @@ def parse_year(value: Any) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def citation_count(*values: Any) -> int | None:
+    """The first of ``values`` that is a citation count (a whole number >= 0, or its digits as text: OpenAlex's
+    ``cited_by_count``, Semantic Scholar's ``citationcount``), else None (a missing or malformed count is not 0)."""
+    for value in values:
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        if isinstance(value, int) and value >= 0:
+            return value
+    return None
+
+
 def arxiv_id_in_text(text: str | None) -> str | None:
     """An arXiv id written as ``arXiv:1706.03762``, ``arXiv preprint arXiv:...`` or an arxiv.org URL."""
     m = _ARXIV_IN_TEXT.search(text or "")

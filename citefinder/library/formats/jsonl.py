@@ -1,7 +1,8 @@
 """JSON Lines reader, streamed line by line (``.jsonl``, ``.ndjson``, gzipped ``.jsonl.gz``).
 
 One object per line: ``{"doc_id", "title", "abstract", "authors": [..], "year", "venue",
-"arxiv_id"}`` and optionally ``doi``, ``url`` and ``key`` (the user's citation key). A bad line is reported
+"arxiv_id"}`` and optionally ``doi``, ``url``, ``key`` (the user's citation key) and ``cited_by`` (how often the
+literature cites it; ``cited_by_count`` and ``citationcount`` are read too). A bad line is reported
 with its line number and the other lines are still read; a truncated gzip file keeps every line before the break.
 """
 
@@ -13,10 +14,11 @@ import json
 import logging
 import re
 import zlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from citefinder.library.formats.common import RecordError, build_paper, json_kind
+from citefinder.library.formats.common import RecordError, build_paper, citation_count, json_kind
 from citefinder.text.decode import decode_text, sniff_encoding
 from citefinder.types import ImportFailure, Paper
 
@@ -41,7 +43,9 @@ FIELDS = ("title", "year", "venue", "abstract", "doi", "arxiv_id", "url", "entry
 
 def paper_from_record(record: dict[str, Any], source: str) -> Paper:
     """A Paper from one JSONL object; the given ``doc_id`` is kept when present."""
-    return build_paper(source, authors=_authors(record.get("authors")), **{f: record.get(f) for f in FIELDS})
+    paper = build_paper(source, authors=_authors(record.get("authors")), **{f: record.get(f) for f in FIELDS})
+    count = citation_count(*(record.get(f) for f in ("cited_by", "cited_by_count", "citationcount", "citationCount")))
+    return replace(paper, cited_by=count) if count is not None else paper
 
 
 def _lines(fh: gzip.GzipFile | io.BufferedReader) -> Iterator[str]:

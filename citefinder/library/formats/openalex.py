@@ -12,7 +12,7 @@ object a line, as the API returns it::
 
 The abstract is rebuilt from its inverted index (each word at each of its positions). The arXiv id comes from
 a location whose landing page or PDF is on arxiv.org, or an arXiv DOI. The OpenAlex id (and MAG / PubMed ids)
-go to ``Paper.ids``.
+go to ``Paper.ids``, ``cited_by_count`` (how often OpenAlex counts the work cited) to ``Paper.cited_by``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from citefinder.library.formats.common import arxiv_id_in_text, build_paper, clean_space
+from citefinder.library.formats.common import arxiv_id_in_text, build_paper, citation_count, clean_space
 from citefinder.library.formats.lines import DumpFormat, read_dump
 from citefinder.types import ImportFailure, Paper
 
@@ -126,7 +126,7 @@ def paper(record: dict[str, Any], source: str) -> Paper:
         arxiv_id=_arxiv_id(record),
         entry_type=_ENTRY_TYPES.get(str(record.get("type") or "")),
     )
-    return replace(p, ids=_ids(record))
+    return replace(p, ids=_ids(record), cited_by=citation_count(record.get("cited_by_count")))
 
 
 FORMAT = DumpFormat("openalex", looks_like, paper, topics)

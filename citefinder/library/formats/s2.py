@@ -9,7 +9,8 @@ gzip parts), and records already joined (or from the Graph API) that carry their
 
 The two datasets are joined by ``corpusid`` in bounded memory: the abstracts go into a SQLite table on disk
 (:class:`AbstractsTable`), which each papers record then looks up. The Graph API's camelCase keys
-(``corpusId``, ``externalIds``, ``fieldsOfStudy``) are read too.
+(``corpusId``, ``externalIds``, ``fieldsOfStudy``) are read too. ``citationcount`` (``citationCount``) goes to
+``Paper.cited_by``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from citefinder.library.formats.common import build_paper
+from citefinder.library.formats.common import build_paper, citation_count
 from citefinder.library.formats.lines import DumpFormat, positioned_records, read_dump
 from citefinder.types import ImportFailure, Paper
 
@@ -91,7 +92,7 @@ def paper(record: dict[str, Any], source: str) -> Paper:
     if isinstance(record.get("paperId"), str):
         ids.append(("s2paper", record["paperId"]))
     ids += [(scheme, str(ext[k])) for k, scheme in _OTHER_IDS.items() if ext.get(k) not in (None, "")]
-    return replace(p, ids=tuple(ids))
+    return replace(p, ids=tuple(ids), cited_by=citation_count(record.get("citationcount"), record.get("citationCount")))
 
 
 FORMAT = DumpFormat("s2", looks_like, paper, topics)

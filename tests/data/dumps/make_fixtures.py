@@ -119,7 +119,7 @@ MED = topic("Cardiac Imaging", "Cardiology and Cardiovascular Medicine", "Medici
 
 
 def work(wid, title, *, year, authors=(), abstract=None, doi=None, locations=(), source=None, primary_topic=CS,
-         concepts=(), wtype="article", ids=None, display_name=None, index=None):
+         concepts=(), wtype="article", ids=None, display_name=None, index=None, cited_by=3):
     primary = {"is_oa": True, "landing_page_url": locations[0] if locations else None, "pdf_url": None,
                "source": {"id": "https://openalex.org/S1", "display_name": source} if source else None}
     return {
@@ -135,7 +135,7 @@ def work(wid, title, *, year, authors=(), abstract=None, doi=None, locations=(),
         "locations": [{"landing_page_url": u, "pdf_url": None, "source": None} for u in locations],
         "primary_topic": primary_topic, "concepts": list(concepts),
         "abstract_inverted_index": index if index is not None else (inverted(abstract) if abstract else None),
-        "cited_by_count": 3, "updated_date": "2024-01-01T00:00:00",
+        "cited_by_count": cited_by, "updated_date": "2024-01-01T00:00:00",
     }
 
 
@@ -143,7 +143,8 @@ OPENALEX = [
     work("W2626778328", "Attention Is All You Need", year=2017,
          authors=[("Ashish Vaswani", "A. Vaswani"), ("Noam Shazeer", "N. Shazeer")],
          abstract="The dominant sequence transduction models are recurrent. We propose the Transformer.",
-         locations=["http://arxiv.org/abs/1706.03762v5"], source="arXiv (Cornell University)", wtype="preprint"),
+         locations=["http://arxiv.org/abs/1706.03762v5"], source="arXiv (Cornell University)", wtype="preprint",
+         cited_by=120375),
     work("W2963341956", "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
          year=2019, authors=[("Jacob Devlin", "Jacob Devlin")], doi="https://doi.org/10.18653/v1/n19-1423",
          abstract="We introduce a language representation model.", source="North American Chapter of the ACL",
@@ -192,7 +193,8 @@ def s2paper(cid, title, *, year, authors=(), ext=None, fields=(), venue="", type
 S2_PAPERS = [
     s2paper(13756489, "Attention is All you Need", year=2017, authors=["Ashish Vaswani", "Noam M. Shazeer"],
             ext={"ArXiv": "1706.03762", "DBLP": "conf/nips/VaswaniSPUJGKP17", "MAG": "2963403868"},
-            fields=["Computer Science"], venue="Neural Information Processing Systems", types=["Conference"]),
+            fields=["Computer Science"], venue="Neural Information Processing Systems", types=["Conference"],
+            citationcount=98512),
     s2paper(52967399, "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding", year=2019,
             authors=["Jacob Devlin"], ext={"DOI": "10.18653/v1/N19-1423", "ACL": "N19-1423"},
             fields=["Computer Science"], venue="NAACL"),
@@ -232,7 +234,7 @@ S2_JOINED = [
     {"paperId": "649def34f8be52c8b66281af98ae884c09aef38b", "corpusId": 13756489,
      "externalIds": {"ArXiv": "1706.03762", "CorpusId": 13756489}, "title": "Attention is All you Need",
      "abstract": "Graph API record with its abstract inline.", "authors": [{"authorId": "40348417", "name": "Ashish Vaswani"}],
-     "year": 2017, "venue": "NeurIPS", "fieldsOfStudy": ["Computer Science"]},
+     "year": 2017, "venue": "NeurIPS", "fieldsOfStudy": ["Computer Science"], "citationCount": 98513},
     {"corpusid": 300001, "externalids": {"DOI": "10.1000/joined"}, "title": "An already joined dataset record",
      "abstract": "Joined offline: papers plus abstracts in one line.", "authors": [{"authorId": "1", "name": "J. Oined"}],
      "year": 2023, "s2fieldsofstudy": [{"category": "Computer Science", "source": "external"}]},
