@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import sys
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared/data/drafts-dev"
+DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared/data")) / "drafts-dev"
 MARKER = re.compile(r"\[CITATION\]")
 SEED = 20261124
 
