@@ -103,3 +103,32 @@ def test_the_adjustment_reads_the_library_size_and_the_draft_length_of_a_drafts_
     f = candidate_features([cand("a", 0.05, bm25=1)], 0, ["bm25"], 45, draft_slots=4)
     assert f["draft_slots"] == 4.0 and "draft_slots" not in candidate_features([cand("a", 0.05, bm25=1)], 0,
                                                                                 ["bm25"], 45)
+
+
+def test_the_adjustment_reads_whether_the_top_and_the_runner_up_have_an_abstract_and_how_far_ahead_it_is():
+    from citefinder.rank.calibration import TRANSFER, adjust_terms
+
+    def with_abstract(c: Candidate, text: str) -> Candidate:
+        return Candidate(Paper(c.doc_id, c.paper.title, abstract=text), c.scores)
+
+    top, runner = cand("a", 0.05, bm25=1, names=1), cand("b", 0.04, dense=1)
+    ahead = candidate_features([with_abstract(top, "We propose..."), runner], 0, ["bm25", "dense", "names"], 80)
+    behind = candidate_features([top, with_abstract(runner, "We propose...")], 0, ["bm25", "dense", "names"], 80)
+    both = candidate_features([with_abstract(top, "x"), with_abstract(runner, "y")], 0, ["bm25", "dense"], 80)
+    assert (ahead["abstract"], ahead["abstract_diff"]) == (1.0, 1.0)
+    assert (behind["abstract"], behind["abstract_diff"]) == (0.0, -1.0)
+    assert both["abstract_diff"] == 0.0
+    terms = adjust_terms(0.6, {**ahead, "draft_slots": 40.0})
+    assert set(TRANSFER) <= set(terms) and terms["abstract_diff"] == 1.0 and terms["rr_names"] == 1.0
+    assert terms["margin"] == pytest.approx(ahead["margin"])
+    alone = adjust_terms(0.6, candidate_features([top], 0, ["bm25"], 80, draft_slots=40))
+    assert alone["margin"] == 1.0 and alone["abstract_diff"] == 0.0 and alone["second_firsts"] == 0.0
+
+
+def test_the_default_threshold_is_the_one_fit_with_the_confidence():
+    import json
+    from importlib import resources
+
+    shipped = json.loads(resources.files("citefinder.data").joinpath("confidence.json").read_text())
+    assert Settings().confidence_threshold == shipped["adjust"]["threshold"]
+    assert Settings(confidence_threshold=0.3).confidence_threshold == 0.3
