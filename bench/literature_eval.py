@@ -122,7 +122,9 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
             select = result.trace("select")
             top = select.top[0].score if select is not None and select.top else 0.0
             start = time.perf_counter()
-            extended = tier.extend(result, top_confidence=top, exclude=pipeline.exclude)
+            # --only-filled: the literature asked only where a fill can be withdrawn (the open-world check's cost)
+            skip = getattr(args, "only_filled", False) and result.selection.status != "found"
+            extended = result if skip else tier.extend(result, top_confidence=top, exclude=pipeline.exclude)
             lit_s = time.perf_counter() - start
             calls = getattr(search, "last_calls", None)
             assert extended.candidates == result.candidates and extended.selection == result.selection
@@ -151,7 +153,7 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
                 # the literature agents' own lists, for tuning its fusion offline (bench/tune.py fusion reads them)
                 "lists": {t["agent"]: [(h["doc_id"], h["rank"], h["score"]) for h in t["top"]]
                           for t in extended.trace("literature").details["traces"]
-                          if t["kind"] == "retriever" and t["top"]} if removed else {},
+                          if t["kind"] == "retriever" and t["top"]} if removed and not skip else {},
                 "lit": [[c.doc_id, c.paper.year, [surname(a) for a in c.paper.authors],
                          round(c.stage("literature").score, 4), round(c.stage("fused").score, 5),
                          {s.stage: s.rank for s in c.scores}] for c in extended.literature] if removed else [],
@@ -160,7 +162,7 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
                 "lit_p": extended.literature[0].stage("literature").score if extended.literature else None,
                 "lit_top": extended.literature[0].doc_id if extended.literature else None,
                 "lit_top_gold": gold_works.rank(list(extended.literature[:1]), lit_gold) == 1 if lit_gold else False,
-                "yours_dropped": len((extended.trace("literature").details or {}).get("yours", [])),
+                "yours_dropped": 0 if skip else len((extended.trace("literature").details or {}).get("yours", [])),
                 "own_s": own_s, "lit_s": lit_s, "calls": calls, **extra,
             })
         years[name] = {"max": max(own_years, default=None), "surnames": own_surnames}
@@ -321,6 +323,9 @@ def main() -> int:
                    help="drafts: the share of slots whose paper the literature holds cited with it removed from the "
                         "library (a fixed hash of the slot id; the others keep it: how an open-world check costs "
                         "right fills); default all")
+    p.add_argument("--only-filled", action="store_true",
+                   help="drafts: ask the literature only for slots the selector filled (what the open-world check "
+                        "reads; the discovery figures then count those slots only)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
