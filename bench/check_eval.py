@@ -213,9 +213,17 @@ def cmd_fit(args: argparse.Namespace) -> None:
     correct = np.sort(oof[y == 1])
     doubtful = float(np.quantile(correct, args.doubtful_rate))
     wrong = float(np.quantile(correct, args.wrong_rate))
+    if args.wrong_odds:
+        # "likely wrong": the highest cut-off under which a key is at least as likely wrong as right when one key in
+        # ten is wrong (PRIOR_WRONG): swapped keys below it >= (1 - prior) / prior times as often as correct ones
+        need = (1 - PRIOR_WRONG) / PRIOR_WRONG
+        swapped_oof = oof[y == 0]
+        steps = [t / 100 for t in range(5, int(doubtful * 100) + 1)]
+        ok = [t for t in steps if np.mean(swapped_oof < t) >= need * max(np.mean(oof[y == 1] < t), 1e-9)]
+        wrong = max(ok, default=wrong)
     swapped = oof[y == 0]
     print(f"thresholds: doubtful below {doubtful:.4f} ({args.doubtful_rate:.0%} of correct keys out of fold), "
-          f"likely wrong below {wrong:.4f} ({args.wrong_rate:.0%})")
+          f"likely wrong below {wrong:.4f} ({np.mean(oof[y == 1] < wrong):.1%} of correct keys)")
     print(f"out of fold on train: swapped keys flagged {np.mean(swapped < doubtful):.1%} "
           f"(likely wrong {np.mean(swapped < wrong):.1%}); correct keys flagged {np.mean(oof[y == 1] < doubtful):.1%}")
     named = np.asarray([r["f"].get("other_named", 0.0) >= 1.0 for r in rows])  # another paper named: the
@@ -230,10 +238,14 @@ def cmd_fit(args: argparse.Namespace) -> None:
            "intercept": round(float(model.intercept_[0]), 5), "mean": [round(float(m), 6) for m in mean],
            "scale": [round(float(s), 6) for s in scale],
            "doubtful_below": round(doubtful, 4), "wrong_below": round(wrong, 4),
-           "provenance": f"bench/check_eval.py fit on {args.rows.name} (drafts-dev train part, {len(y)} rows: "
+           "provenance": f"bench/check_eval.py fit on {args.rows.name} (drafts-dev train part, "
+                         f"{len(set(groups))} papers, {len(y)} rows: "
                          f"{int(y.sum())} cited keys, {int((1 - y).sum())} random other keys of the same .bib); "
-                         f"out-of-fold AUC {cv_auc:.3f} (5 folds by paper), C={C}; thresholds: "
-                         f"{args.doubtful_rate:.0%} / {args.wrong_rate:.0%} of correct keys out of fold"}
+                         f"out-of-fold AUC {cv_auc:.3f} (5 folds by paper), C={C}; thresholds: doubtful below "
+                         f"{args.doubtful_rate:.0%} of correct keys out of fold; likely wrong "
+                         + (f"below the highest cut-off where a key is at least as likely wrong as right at a "
+                            f"{PRIOR_WRONG:.0%} prior of wrong keys, out of fold ({np.mean(oof[y == 1] < wrong):.1%} "
+                            f"of correct keys)" if args.wrong_odds else f"{args.wrong_rate:.0%} of correct keys")}
     (ROOT / "citefinder/data/check.json").write_text(json.dumps(out, indent=1) + "\n")
     print(out["provenance"])
 
@@ -256,6 +268,9 @@ def main() -> None:
     f.add_argument("--dry-run", action="store_true", help="print the fit's figures, write nothing")
     f.add_argument("--doubtful-rate", type=float, default=0.08, help="share of correct keys below 'doubtful'")
     f.add_argument("--wrong-rate", type=float, default=0.02, help="share of correct keys below 'likely wrong'")
+    f.add_argument("--wrong-odds", action="store_true",
+                   help="'likely wrong' below the highest cut-off where a key is at least as likely wrong as right "
+                        "at the prior of wrong keys (instead of --wrong-rate)")
     m = sub.add_parser("measure")
     m.add_argument("--part", choices=("train", "test"), default="test")
     m.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
