@@ -250,6 +250,33 @@ def cmd_fit(args: argparse.Namespace) -> None:
     print(out["provenance"])
 
 
+def cmd_replay(args: argparse.Namespace) -> None:
+    """A fit model (default the shipped one) read on collected rows (``collect --part test``): each cited key and
+    the random other keys put in its place; swapped keys flagged (doubtful or likely wrong) and correct keys
+    flagged, by paper and over all."""
+    from citefinder.check.model import DOUBTFUL, WRONG, FitModel, default_model
+
+    model = FitModel.from_dict(json.loads(args.model.read_text())) if args.model else default_model()
+    rows = json.loads(args.rows.read_text())["rows"]
+    print(f"{args.model or 'shipped'}: doubtful below {model.doubtful_below:.2f}, likely wrong below "
+          f"{model.wrong_below:.2f}\n")
+    print("| paper | cited keys | swapped keys | swapped flagged (likely wrong) | correct flagged (likely wrong) |")
+    print("|---|---|---|---|---|")
+    papers = sorted({r["paper"] for r in rows})
+    for paper in [*papers, "all"]:
+        group = [r for r in rows if paper in ("all", r["paper"])]
+        verdicts = [(r["label"], model.verdict(model.probability(r["f"]))) for r in group]
+        sw = [v for label, v in verdicts if label == 0]
+        ok = [v for label, v in verdicts if label == 1]
+
+        def share(vs: list[str], words: tuple[str, ...]) -> str:
+            return f"{sum(v in words for v in vs) / max(1, len(vs)):.1%}"
+
+        name = f"**{paper}**" if paper == "all" else paper
+        print(f"| {name} | {len(ok)} | {len(sw)} | {share(sw, (DOUBTFUL, WRONG))} ({share(sw, (WRONG,))}) | "
+              f"{share(ok, (DOUBTFUL, WRONG))} ({share(ok, (WRONG,))}) |")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -276,6 +303,9 @@ def main() -> None:
     m.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
     m.add_argument("--against", type=Path)
     m.add_argument("--out", type=Path)
+    rp = sub.add_parser("replay", help="a fit model read on collected rows (before/after on the same rows)")
+    rp.add_argument("rows", type=Path)
+    rp.add_argument("--model", type=Path, help="a check.json (default: the shipped one)")
     a = sub.add_parser("against", help="only the invented-entry part of measure: the .bib files measure wrote, "
                                        "checked against a reference library")
     a.add_argument("--part", choices=("train", "test"), default="test")
@@ -289,6 +319,8 @@ def main() -> None:
         cmd_collect(args)
     elif args.cmd == "fit":
         cmd_fit(args)
+    elif args.cmd == "replay":
+        cmd_replay(args)
     elif args.cmd == "against":
         cmd_against(args)
     else:
