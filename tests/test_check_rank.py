@@ -22,10 +22,13 @@ def test_the_check_fits_the_rank_on_a_scale_that_keeps_counting() -> None:
 
 
 @pytest.mark.parametrize("library", [79, 250])
-def test_a_key_ranked_far_down_reads_likely_wrong_where_the_first_reads_better(library: int) -> None:
+def test_a_key_ranked_far_down_is_less_probable_than_the_first_and_likely_wrong_means_more_wrong_than_right(
+        library: int) -> None:
     model = default_model()
     typical = dict(zip(model.features, model.mean, strict=True))  # a citation like the training ones
     first = model.probability({**typical, **_at(1, library)})
     far = model.probability({**typical, **_at(32, library)})
-    assert far < first
-    assert model.verdict(far) == WRONG
+    farther = model.probability({**typical, **_at(60, library)})
+    assert farther < far < first  # 1/rank alone read the 32nd and the 60th alike
+    assert "as likely wrong as right" in model.provenance and model.wrong_below < model.doubtful_below
+    assert model.verdict(model.wrong_below - 0.01) == WRONG
