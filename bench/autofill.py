@@ -156,7 +156,7 @@ def cmd_fit(paths: list[Path], pooled: float, per_paper: float, min_fills: int, 
 
     edges = sorted({0.0, words["unsure"], 0.4, words["likely"], 1.0001})
     reliability = []
-    for lo, hi in zip(edges, edges[1:]):
+    for lo, hi in zip(edges, edges[1:], strict=False):
         sel = (oof >= lo) & (oof < hi)
         if sel.any():
             reliability.append({"lo": lo, "hi": min(hi, 1.0), "n": int(sel.sum()),
@@ -164,7 +164,8 @@ def cmd_fit(paths: list[Path], pooled: float, per_paper: float, min_fills: int, 
                                 "label": f"{lo:.2f}-{min(hi, 1.0):.2f} ({label(lo)})"})
     names = ", ".join(p.name for p in paths)
     adjust = {"terms": list(TERMS), "coef": [round(float(c), 5) for c in coef], "intercept": round(intercept, 5),
-              "max_library": int(max(f["library"] for f in feats)), "min_library": int(min(f["library"] for f in feats)),
+              "max_library": int(max(f["library"] for f in feats)),
+              "min_library": int(min(f["library"] for f in feats)),
               "min_slots": 5,
               "provenance": f"bench/autofill.py fit on {names} ({len(y)} slots, {int(y.sum())} top-1s right; "
                             f"drafts-dev training part only): out-of-fold log loss {loss:.4f} vs {base_loss:.4f} "
@@ -211,8 +212,9 @@ def cmd_report(paths: list[Path], model: Path | None, threshold: float | None) -
             print(f"| {name} | {len(group)} | {len(live)} / {live_right} ({_pct(live_right, len(live))}) | "
                   f"{len(fills)} / {right} ({_pct(right, len(fills))}) | {len(lk)} ({_pct(lk_right, len(lk))}) |")
         n = len(rs)
-        print(f"\ncorrect fills, share of slots: live {sum(1 for r in rs if r['selected'] and r['selected'] in r['gold']) / n:.1%}"
-              f", replayed {sum(1 for r in rs if r['feats'] and cal.probability(r['feats']) >= t and r['top1'] in r['gold']) / n:.1%}")
+        live_right = sum(1 for r in rs if r["selected"] and r["selected"] in r["gold"])
+        replayed = sum(1 for r in rs if r["feats"] and cal.probability(r["feats"]) >= t and r["top1"] in r["gold"])
+        print(f"\ncorrect fills, share of slots: live {live_right / n:.1%}, replayed {replayed / n:.1%}")
 
 
 def _pct(a: int, b: int) -> str:

@@ -88,8 +88,8 @@ def cmd_fit(paths: list[Path], max_lost: float) -> None:
     rule = OpenWorld(round(a, 5), round(b, 5), round(c, 5), below,
                      provenance=f"bench/open_world.py fit on {names} (drafts-dev training part only; a fixed half of "
                                 f"the slots whose paper papers-333k holds cited with it removed from the library): "
-                                f"{len(filled)} fills; below {below}: the highest losing <= {max_lost:.0%} of the other "
-                                f"slots' right fills; training removed slots' wrong fills "
+                                f"{len(filled)} fills; below {below}: the highest losing <= {max_lost:.0%} of the "
+                                f"other slots' right fills; training removed slots' wrong fills "
                                 f"{base['wrong_fills']}/{base['removed']} -> {got['wrong_fills']}/{got['removed']}, "
                                 f"other slots' right fills {base['right_fills']} -> {got['right_fills']} of "
                                 f"{got['other']}")
