@@ -50,8 +50,9 @@ class OpenWorld:
         return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
 
     def withdraws(self, own_p: float, lit_p: float) -> bool:
-        """Whether the literature's best (confidence ``lit_p``) is clearly a better answer than a fill at ``own_p``."""
-        return self.p_own_right(own_p, lit_p) < self.below
+        """Whether the literature's best (confidence ``lit_p``) is clearly a better answer than a fill at ``own_p``:
+        more probable than the fill, and the fill unlikely right beside it."""
+        return lit_p > own_p and self.p_own_right(own_p, lit_p) < self.below
 
     def could_withdraw(self, own_p: float) -> bool:
         """Whether any literature paper could withdraw a fill this confident (the literature is worth asking)."""
@@ -86,9 +87,9 @@ def check(result: SlotResult, rule: OpenWorld | None) -> SlotResult:
     score = best.stage("literature") if best is not None else None
     if best is None or score is None:
         return result
-    p = rule.p_own_right(sel.confidence, score.score)
-    if p >= rule.below:
+    if not rule.withdraws(sel.confidence, score.score):
         return result
+    p = rule.p_own_right(sel.confidence, score.score)
     why = (f"the literature's {best.paper.title!r} (confidence {score.score:.2f}) is a better answer than your "
            f"{sel.paper.title!r} ({sel.confidence:.2f}): the chance that yours is the cited paper is {p:.2f}, "
            f"below {rule.below:.2f}, so nothing is filled in; the literature's paper is offered first")
