@@ -64,21 +64,18 @@ def test_confidence_in_words():
         assert confidence_words(p) == words
 
 
-def test_the_shipped_adjustment_is_fit_on_training_drafts_and_lowers_a_short_drafts_confidence():
+def test_the_shipped_adjustment_is_fit_on_training_drafts_within_their_sizes():
     cal = default_calibration()
     adj = cal.adjust
     assert "training part only" in adj["provenance"] and adj["terms"][:3] == ["logit", "log_library", "log_slots"]
     assert adj["words"]["likely"] > adj["words"]["unsure"]
-    feats = {"library": 45.0, "margin": 0.1, "first_share": 0.5}
-    base = 0.78  # the TF-IDF pick in a 4-sentence, 9-slot draft against a 45-paper .bib: "likely right (0.78)"
-    short, long = cal.adjusted(base, {**feats, "draft_slots": 9.0}), cal.adjusted(base, {**feats, "draft_slots": 80.0})
-    assert short < adj["words"]["likely"] and short < long  # unsure now
-    assert cal.adjusted(0.9, {**feats, "draft_slots": 9.0}) > cal.adjusted(0.5, {**feats, "draft_slots": 9.0})
+    feats = {"library": 45.0}
+    assert cal.adjusted(0.9, {**feats, "draft_slots": 80.0}) > cal.adjusted(0.5, {**feats, "draft_slots": 80.0})
     # outside the sizes it was fit on, the logistic model alone: a paste of fewer slots, a tiny or a huge library
-    for outside in ({**feats, "draft_slots": 2.0}, {"library": 3.0, "draft_slots": 40.0},
+    for outside in ({**feats, "draft_slots": float(adj["min_slots"]) - 1}, {"library": 3.0, "draft_slots": 40.0},
                     {"library": 50_000.0, "draft_slots": 40.0}):
         assert not cal.adjusts(outside)
-    assert cal.adjusts({**feats, "draft_slots": float(adj["min_slots"])})
+    assert cal.adjusts({"library": float(adj["min_library"]), "draft_slots": float(adj["min_slots"])})
 
 
 def test_threshold_selector_abstains_below_the_default_threshold():
