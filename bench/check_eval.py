@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import sys
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared/data/drafts-dev"
+DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared/data")) / "drafts-dev"
 MARKER = re.compile(r"\[CITATION\]")
 SEED = 20261124
 
@@ -114,7 +115,7 @@ def cmd_collect(args: argparse.Namespace) -> None:
     embedder = None
     rng = random.Random(SEED)
     scorers = {spec.split("=", 1)[0]: CrossScores(spec.split("=", 1)[1]) for spec in args.cross}
-    for n, name in enumerate(papers_of(args.part), start=1):
+    for n, name in enumerate(args.papers.split(",") if args.papers else papers_of(args.part), start=1):
         first_row = len(rows)
         bib = DATA / name / "refs.bib"
         library, pipeline, doc_of = open_paper(name, bib, args.libraries, settings, embedder)
@@ -160,9 +161,11 @@ def cmd_collect(args: argparse.Namespace) -> None:
             add_cross(rows[first_row:], ranked, library, doc_of, scorers)
         print(f"[{n}] {name}: {len(citations)} cited keys, {library.count()} papers, "
               f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    cross = {k: {"pairs": v.pairs, "pairs_per_s": round(v.pairs / max(v.seconds, 1e-9), 1)} for k, v in scorers.items()}
-    args.out.write_text(json.dumps({"part": args.part, "seed": SEED, "cross": cross, "rows": rows}))
+        # written after every paper: a long collect stopped early still leaves the papers it did
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        cross = {k: {"pairs": v.pairs, "pairs_per_s": round(v.pairs / max(v.seconds, 1e-9), 1)}
+                 for k, v in scorers.items()}
+        args.out.write_text(json.dumps({"part": args.part, "seed": SEED, "cross": cross, "rows": rows}))
 
 
 def auc(scores: list[float], labels: list[int]) -> float:
@@ -210,9 +213,17 @@ def cmd_fit(args: argparse.Namespace) -> None:
     correct = np.sort(oof[y == 1])
     doubtful = float(np.quantile(correct, args.doubtful_rate))
     wrong = float(np.quantile(correct, args.wrong_rate))
+    if args.wrong_odds:
+        # "likely wrong": the highest cut-off under which a key is at least as likely wrong as right when one key in
+        # ten is wrong (PRIOR_WRONG): swapped keys below it >= (1 - prior) / prior times as often as correct ones
+        need = (1 - PRIOR_WRONG) / PRIOR_WRONG
+        swapped_oof = oof[y == 0]
+        steps = [t / 100 for t in range(5, int(doubtful * 100) + 1)]
+        ok = [t for t in steps if np.mean(swapped_oof < t) >= need * max(np.mean(oof[y == 1] < t), 1e-9)]
+        wrong = max(ok, default=wrong)
     swapped = oof[y == 0]
     print(f"thresholds: doubtful below {doubtful:.4f} ({args.doubtful_rate:.0%} of correct keys out of fold), "
-          f"likely wrong below {wrong:.4f} ({args.wrong_rate:.0%})")
+          f"likely wrong below {wrong:.4f} ({np.mean(oof[y == 1] < wrong):.1%} of correct keys)")
     print(f"out of fold on train: swapped keys flagged {np.mean(swapped < doubtful):.1%} "
           f"(likely wrong {np.mean(swapped < wrong):.1%}); correct keys flagged {np.mean(oof[y == 1] < doubtful):.1%}")
     named = np.asarray([r["f"].get("other_named", 0.0) >= 1.0 for r in rows])  # another paper named: the
@@ -227,12 +238,43 @@ def cmd_fit(args: argparse.Namespace) -> None:
            "intercept": round(float(model.intercept_[0]), 5), "mean": [round(float(m), 6) for m in mean],
            "scale": [round(float(s), 6) for s in scale],
            "doubtful_below": round(doubtful, 4), "wrong_below": round(wrong, 4),
-           "provenance": f"bench/check_eval.py fit on {args.rows.name} (drafts-dev train part, {len(y)} rows: "
+           "provenance": f"bench/check_eval.py fit on {args.rows.name} (drafts-dev train part, "
+                         f"{len(set(groups))} papers, {len(y)} rows: "
                          f"{int(y.sum())} cited keys, {int((1 - y).sum())} random other keys of the same .bib); "
-                         f"out-of-fold AUC {cv_auc:.3f} (5 folds by paper), C={C}; thresholds: "
-                         f"{args.doubtful_rate:.0%} / {args.wrong_rate:.0%} of correct keys out of fold"}
+                         f"out-of-fold AUC {cv_auc:.3f} (5 folds by paper), C={C}; thresholds: doubtful below "
+                         f"{args.doubtful_rate:.0%} of correct keys out of fold; likely wrong "
+                         + (f"below the highest cut-off where a key is at least as likely wrong as right at a "
+                            f"{PRIOR_WRONG:.0%} prior of wrong keys, out of fold ({np.mean(oof[y == 1] < wrong):.1%} "
+                            f"of correct keys)" if args.wrong_odds else f"{args.wrong_rate:.0%} of correct keys")}
     (ROOT / "citefinder/data/check.json").write_text(json.dumps(out, indent=1) + "\n")
     print(out["provenance"])
+
+
+def cmd_replay(args: argparse.Namespace) -> None:
+    """A fit model (default the shipped one) read on collected rows (``collect --part test``): each cited key and
+    the random other keys put in its place; swapped keys flagged (doubtful or likely wrong) and correct keys
+    flagged, by paper and over all."""
+    from citefinder.check.model import DOUBTFUL, WRONG, FitModel, default_model
+
+    model = FitModel.from_dict(json.loads(args.model.read_text())) if args.model else default_model()
+    rows = json.loads(args.rows.read_text())["rows"]
+    print(f"{args.model or 'shipped'}: doubtful below {model.doubtful_below:.2f}, likely wrong below "
+          f"{model.wrong_below:.2f}\n")
+    print("| paper | cited keys | swapped keys | swapped flagged (likely wrong) | correct flagged (likely wrong) |")
+    print("|---|---|---|---|---|")
+    papers = sorted({r["paper"] for r in rows})
+    for paper in [*papers, "all"]:
+        group = [r for r in rows if paper in ("all", r["paper"])]
+        verdicts = [(r["label"], model.verdict(model.probability(r["f"]))) for r in group]
+        sw = [v for label, v in verdicts if label == 0]
+        ok = [v for label, v in verdicts if label == 1]
+
+        def share(vs: list[str], words: tuple[str, ...]) -> str:
+            return f"{sum(v in words for v in vs) / max(1, len(vs)):.1%}"
+
+        name = f"**{paper}**" if paper == "all" else paper
+        print(f"| {name} | {len(ok)} | {len(sw)} | {share(sw, (DOUBTFUL, WRONG))} ({share(sw, (WRONG,))}) | "
+              f"{share(ok, (DOUBTFUL, WRONG))} ({share(ok, (WRONG,))}) |")
 
 
 def main() -> None:
@@ -242,6 +284,7 @@ def main() -> None:
     c.add_argument("--part", choices=("train", "test", "all"), default="train")
     c.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
     c.add_argument("--negatives", type=int, default=2, help="random other keys per cited key")
+    c.add_argument("--papers", help="comma-separated papers of the part, in this order (default: all of it)")
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--cross", action="append", default=[], metavar="NAME=FOLDER",
                    help="also the logit of this cross-encoder, as feature cross_NAME (a probe: the shipped check "
@@ -252,11 +295,17 @@ def main() -> None:
     f.add_argument("--dry-run", action="store_true", help="print the fit's figures, write nothing")
     f.add_argument("--doubtful-rate", type=float, default=0.08, help="share of correct keys below 'doubtful'")
     f.add_argument("--wrong-rate", type=float, default=0.02, help="share of correct keys below 'likely wrong'")
+    f.add_argument("--wrong-odds", action="store_true",
+                   help="'likely wrong' below the highest cut-off where a key is at least as likely wrong as right "
+                        "at the prior of wrong keys (instead of --wrong-rate)")
     m = sub.add_parser("measure")
     m.add_argument("--part", choices=("train", "test"), default="test")
     m.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
     m.add_argument("--against", type=Path)
     m.add_argument("--out", type=Path)
+    rp = sub.add_parser("replay", help="a fit model read on collected rows (before/after on the same rows)")
+    rp.add_argument("rows", type=Path)
+    rp.add_argument("--model", type=Path, help="a check.json (default: the shipped one)")
     a = sub.add_parser("against", help="only the invented-entry part of measure: the .bib files measure wrote, "
                                        "checked against a reference library")
     a.add_argument("--part", choices=("train", "test"), default="test")
@@ -270,6 +319,8 @@ def main() -> None:
         cmd_collect(args)
     elif args.cmd == "fit":
         cmd_fit(args)
+    elif args.cmd == "replay":
+        cmd_replay(args)
     elif args.cmd == "against":
         cmd_against(args)
     else:

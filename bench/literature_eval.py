@@ -114,17 +114,20 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
             ctx = contexts.get((name, g["slot"]), {})
             own_gold = sorted({doc_of[k] for k in g["keys"] if k in doc_of})
             lit_gold = list(ctx.get("doc_ids") or [])
-            removed = bool(own_gold and lit_gold)
+            share = getattr(args, "removed_share", 1.0)
+            removed = bool(own_gold and lit_gold) and kept_out(f"{name}:{g['slot']}", share)
             if getattr(args, "removed_only", False) and not removed:
                 continue
             pipeline.exclude = base | frozenset(own_gold) if removed else base
             start = time.perf_counter()
-            result = pipeline.cite_slot(slot, draft=draft)
+            result = pipeline.cite_slot(slot, draft=draft, draft_slots=len(gold_lines))  # as a fill of the draft
             own_s = time.perf_counter() - start
             select = result.trace("select")
             top = select.top[0].score if select is not None and select.top else 0.0
             start = time.perf_counter()
-            extended = tier.extend(result, top_confidence=top, exclude=pipeline.exclude)
+            # --only-filled: the literature asked only where a fill can be withdrawn (the open-world check's cost)
+            skip = getattr(args, "only_filled", False) and result.selection.status != "found"
+            extended = result if skip else tier.extend(result, top_confidence=top, exclude=pipeline.exclude)
             lit_s = time.perf_counter() - start
             calls = getattr(search, "last_calls", None)
             assert extended.candidates == result.candidates and extended.selection == result.selection
@@ -153,11 +156,16 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
                 # the literature agents' own lists, for tuning its fusion offline (bench/tune.py fusion reads them)
                 "lists": {t["agent"]: [(h["doc_id"], h["rank"], h["score"]) for h in t["top"]]
                           for t in extended.trace("literature").details["traces"]
-                          if t["kind"] == "retriever" and t["top"]} if removed else {},
+                          if t["kind"] == "retriever" and t["top"]} if removed and not skip else {},
                 "lit": [[c.doc_id, c.paper.year, [surname(a) for a in c.paper.authors],
                          round(c.stage("literature").score, 4), round(c.stage("fused").score, 5),
                          {s.stage: s.rank for s in c.scores}] for c in extended.literature] if removed else [],
-                "yours_dropped": len((extended.trace("literature").details or {}).get("yours", [])),
+                # what the open-world check reads (select/open_world.py): the fill's confidence, the literature's best
+                "own_p": top,
+                "lit_p": extended.literature[0].stage("literature").score if extended.literature else None,
+                "lit_top": extended.literature[0].doc_id if extended.literature else None,
+                "lit_top_gold": gold_works.rank(list(extended.literature[:1]), lit_gold) == 1 if lit_gold else False,
+                "yours_dropped": 0 if skip else len((extended.trace("literature").details or {}).get("yours", [])),
                 "own_s": own_s, "lit_s": lit_s, "calls": calls, **extra,
             })
         years[name] = {"max": max(own_years, default=None), "surnames": own_surnames}
@@ -171,6 +179,14 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
             # the removed slots as tune.py's outcomes: the gold is the cited paper's literature records
             "outcomes": [{"id": r["id"], "answerable": True, "gold": r["lit_gold"], "lists": r["lists"]}
                          for r in rows if r["removed"]]}
+
+
+def kept_out(slot_id: str, share: float) -> bool:
+    """Whether a slot whose paper the literature holds is cited with it removed from the library: a fixed, seeded
+    ``share`` of them (by a hash of the slot's id, the same in every run); 1.0: all (the protocol of issue 36)."""
+    import hashlib
+
+    return share >= 1.0 or int(hashlib.sha1(f"removed:{slot_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < share
 
 
 def lit_settings(settings, args: argparse.Namespace):  # noqa: ANN001, ANN201 - bench helper
@@ -309,6 +325,13 @@ def main() -> int:
     p.add_argument("--removed-only", action="store_true",
                    help="cite only the removed slots (what the discovery figures and the fusion's tuning read); "
                         "the other slots' checks are then not made")
+    p.add_argument("--removed-share", type=float, default=1.0,
+                   help="drafts: the share of slots whose paper the literature holds cited with it removed from the "
+                        "library (a fixed hash of the slot id; the others keep it: how an open-world check costs "
+                        "right fills); default all")
+    p.add_argument("--only-filled", action="store_true",
+                   help="drafts: ask the literature only for slots the selector filled (what the open-world check "
+                        "reads; the discovery figures then count those slots only)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 

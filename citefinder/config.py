@@ -135,15 +135,15 @@ class Settings(BaseSettings):
     select_candidates: int = Field(10, ge=1, le=50, description="Candidates shown to the LLM selector.")
     abstract_chars: int = Field(600, ge=0, le=5000, description="Abstract characters per candidate in the LLM prompt.")
     confidence_threshold: float = Field(
-        0.55,
+        default_factory=lambda: shipped_threshold(),
         ge=0.0,
         le=1.0,
         description=(
             "Without an LLM, the top candidate is selected only when the calibrated probability that it is "
-            "right is at least this. 0.55: the lowest threshold whose picks were >= 75% right on training data "
-            "it was not fit on (bench/tune.py confidence, out-of-fold; test figures in bench/RESULTS.md). "
-            "Lower fills more slots with "
-            "more wrong picks; 0 always selects."
+            "right is at least this. Default: the threshold fit with the confidence (citefinder/data/"
+            "confidence.json, bench/autofill.py fit): the lowest whose auto-fills were >= 90% right pooled and "
+            ">= 85% right on every training paper, out of fold (test figures in bench/RESULTS.md). "
+            "Lower fills more slots with more wrong picks; 0 always selects."
         ),
     )
     literature: str = Field(
@@ -299,6 +299,19 @@ class Settings(BaseSettings):
         data = self.model_dump()
         data.update({k: v for k, v in changes.items()})
         return Settings.model_validate(data)
+
+
+def shipped_threshold() -> float:
+    """The auto-fill threshold shipped with the confidence model (``adjust.threshold`` of
+    ``citefinder/data/confidence.json``, chosen with it on drafts-dev's training part), else 0.55."""
+    import json
+    from importlib import resources
+
+    try:
+        data = json.loads(resources.files("citefinder.data").joinpath("confidence.json").read_text(encoding="utf-8"))
+        return float((data.get("adjust") or {}).get("threshold", 0.55))
+    except (OSError, ValueError):
+        return 0.55
 
 
 def offline_environment() -> None:

@@ -52,27 +52,30 @@ def test_probability_is_a_logistic_of_standardised_features():
     assert cal.probability({"x": 1.5}) == pytest.approx(1 / (1 + 2.718281828 ** -2), rel=1e-6)
 
 
-@pytest.mark.parametrize(("p", "words"), [(0.9, "likely right"), (0.7, "likely right"), (0.69, "unsure"),
-                                          (0.21, "unsure"), (0.19, "unlikely")])
-def test_confidence_in_words(p, words):
-    assert confidence_words(p) == words
+def test_confidence_in_words():
+    from citefinder.rank.calibration import word_cutoffs
+
+    likely, unsure = word_cutoffs()
+    assert 0.0 < unsure <= likely < 1.0
+    assert likely == Settings().confidence_threshold  # one fit: every auto-fill reads likely right, nothing else does
+    for p, words in ((0.999, "likely right"), (likely, "likely right"), (likely - 0.01, "unsure" if likely - 0.01
+                                                                                       >= unsure else "unlikely"),
+                     (unsure, "unsure" if unsure < likely else "likely right"), (unsure - 0.01, "unlikely")):
+        assert confidence_words(p) == words
 
 
-def test_the_shipped_adjustment_is_fit_on_training_drafts_and_lowers_a_short_drafts_confidence():
+def test_the_shipped_adjustment_is_fit_on_training_drafts_within_their_sizes():
     cal = default_calibration()
     adj = cal.adjust
-    assert "training part only" in adj["provenance"] and adj["terms"] == ["logit", "log_library", "log_slots"]
+    assert "training part only" in adj["provenance"] and adj["terms"][:3] == ["logit", "log_library", "log_slots"]
     assert adj["words"]["likely"] > adj["words"]["unsure"]
     feats = {"library": 45.0}
-    base = 0.78  # the TF-IDF pick in a 4-sentence, 9-slot draft against a 45-paper .bib: "likely right (0.78)"
-    short, long = cal.adjusted(base, {**feats, "draft_slots": 9.0}), cal.adjusted(base, {**feats, "draft_slots": 80.0})
-    assert short < adj["words"]["likely"] <= base and short < long  # unsure now
-    assert cal.adjusted(0.9, {**feats, "draft_slots": 9.0}) > cal.adjusted(0.5, {**feats, "draft_slots": 9.0})
+    assert cal.adjusted(0.9, {**feats, "draft_slots": 80.0}) > cal.adjusted(0.5, {**feats, "draft_slots": 80.0})
     # outside the sizes it was fit on, the logistic model alone: a paste of fewer slots, a tiny or a huge library
-    for outside in ({**feats, "draft_slots": 2.0}, {"library": 3.0, "draft_slots": 40.0},
+    for outside in ({**feats, "draft_slots": float(adj["min_slots"]) - 1}, {"library": 3.0, "draft_slots": 40.0},
                     {"library": 50_000.0, "draft_slots": 40.0}):
         assert not cal.adjusts(outside)
-    assert cal.adjusts({**feats, "draft_slots": float(adj["min_slots"])})
+    assert cal.adjusts({"library": float(adj["min_library"]), "draft_slots": float(adj["min_slots"])})
 
 
 def test_threshold_selector_abstains_below_the_default_threshold():
@@ -103,3 +106,32 @@ def test_the_adjustment_reads_the_library_size_and_the_draft_length_of_a_drafts_
     f = candidate_features([cand("a", 0.05, bm25=1)], 0, ["bm25"], 45, draft_slots=4)
     assert f["draft_slots"] == 4.0 and "draft_slots" not in candidate_features([cand("a", 0.05, bm25=1)], 0,
                                                                                 ["bm25"], 45)
+
+
+def test_the_adjustment_reads_whether_the_top_and_the_runner_up_have_an_abstract_and_how_far_ahead_it_is():
+    from citefinder.rank.calibration import TRANSFER, adjust_terms
+
+    def with_abstract(c: Candidate, text: str) -> Candidate:
+        return Candidate(Paper(c.doc_id, c.paper.title, abstract=text), c.scores)
+
+    top, runner = cand("a", 0.05, bm25=1, names=1), cand("b", 0.04, dense=1)
+    ahead = candidate_features([with_abstract(top, "We propose..."), runner], 0, ["bm25", "dense", "names"], 80)
+    behind = candidate_features([top, with_abstract(runner, "We propose...")], 0, ["bm25", "dense", "names"], 80)
+    both = candidate_features([with_abstract(top, "x"), with_abstract(runner, "y")], 0, ["bm25", "dense"], 80)
+    assert (ahead["abstract"], ahead["abstract_diff"]) == (1.0, 1.0)
+    assert (behind["abstract"], behind["abstract_diff"]) == (0.0, -1.0)
+    assert both["abstract_diff"] == 0.0
+    terms = adjust_terms(0.6, {**ahead, "draft_slots": 40.0})
+    assert set(TRANSFER) <= set(terms) and terms["abstract_diff"] == 1.0 and terms["rr_names"] == 1.0
+    assert terms["margin"] == pytest.approx(ahead["margin"])
+    alone = adjust_terms(0.6, candidate_features([top], 0, ["bm25"], 80, draft_slots=40))
+    assert alone["margin"] == 1.0 and alone["abstract_diff"] == 0.0 and alone["second_firsts"] == 0.0
+
+
+def test_the_default_threshold_is_the_one_fit_with_the_confidence():
+    import json
+    from importlib import resources
+
+    shipped = json.loads(resources.files("citefinder.data").joinpath("confidence.json").read_text())
+    assert Settings().confidence_threshold == shipped["adjust"]["threshold"]
+    assert Settings(confidence_threshold=0.3).confidence_threshold == 0.3

@@ -256,7 +256,8 @@ def test_real_wire_path_to_an_openai_compatible_server(chat_server: _ChatServer)
 @pytest.mark.llm
 def test_unreachable_llm_falls_back():
     settings = Settings(
-        llm_model="hosted_vllm/nothing", llm_api_base="http://127.0.0.1:9/v1", llm_retries=0, llm_timeout_s=5
+        llm_model="hosted_vllm/nothing", llm_api_base="http://127.0.0.1:9/v1", llm_retries=0, llm_timeout_s=5,
+        confidence_threshold=0.55,  # the fallback's rule, below the top candidate's 0.83
     )
     selection, trace = LLMSelector(settings).select(QUERY, CANDS, CONF, context=CONTEXT)
     assert trace.status == "fallback" and "LLM endpoint unreachable" in trace.message

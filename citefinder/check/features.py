@@ -180,6 +180,11 @@ def fit_features(ranked: Ranked, doc_id: str, *, exclude: frozenset[str] = froze
     at = next((i for i, c in enumerate(cands) if c.doc_id == doc_id), None)
     f["in_list"] = 1.0 if at is not None else 0.0
     f["rr_fused"] = 1.0 / (at + 1) if at is not None else 0.0
+    # how far down the engine ranks it, on a scale that keeps counting past the first few (1/rank does not: 32nd
+    # and 50th of 79 read alike); a paper below the fused list counts as just below it
+    rank = at + 1 if at is not None else len(cands) + 1
+    f["log_rank"] = math.log(rank)
+    f["rank_share"] = min(1.0, rank / size)
     f["p_engine"] = calibration.probability(candidate_features(cands, at, ranked.ran, size)) if at is not None else 0.0
     others = {i: calibration.probability(candidate_features(cands, i, ranked.ran, size))
               for i in range(min(ALTERNATIVES_FROM, len(cands))) if i != at}

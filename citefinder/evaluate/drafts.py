@@ -131,6 +131,7 @@ def evaluate_drafts(
     t0 = time.perf_counter()
     outcomes: list[ItemOutcome] = []
     sizes: dict[str, int] = {}
+    abstracts: dict[str, list[str]] = {}
     enriched: dict[str, Any] = {}
     embedder = None
     for n, name in enumerate(papers, start=1):
@@ -156,6 +157,8 @@ def evaluate_drafts(
             if not memory_of(library).exists():
                 adopt_memory(library, memory)
         sizes[name] = library.count()
+        # which papers have an abstract (what the confidence's adjustment reads of the top two, replayed offline)
+        abstracts[name] = sorted(p.doc_id for p in library.iter_papers() if p.abstract.strip())
         pipeline = Pipeline(library.settings, library)
         outcomes += evaluate_draft(root / name, library, pipeline, bib_name=bib_name, keep_traces=keep_traces)
     if progress:
@@ -169,6 +172,7 @@ def evaluate_drafts(
         "bib": bib_name,
         "items": len(outcomes),
         "library_sizes": sizes,
+        "abstracts": abstracts,
         "memory": str(memory) if memory else None,
         "enriched": enriched or None,
         "libraries": str(libraries),

@@ -28,6 +28,7 @@ from citefinder.retrieve.query.cocite import seeds_near
 from citefinder.retrieve.query.reformulate import reformulate
 from citefinder.retrieve.query.rewrite import LLMRewriter, Rewriter, skipped_rewrite
 from citefinder.retrieve.registry import keep_indexes_current, make_agents
+from citefinder.select import open_world
 from citefinder.select.base import Selector, make_selector
 from citefinder.select.fallback import selection_hits
 from citefinder.types import Candidate, Hit, Query, Selection, Slot, SlotResult, StageTrace
@@ -76,6 +77,7 @@ class Pipeline:
     ) -> None:
         self.settings = settings
         self.literature = literature
+        self.open_world = open_world.default_open_world()  # the literature's check of a fill, when one is set
         self.library = library
         self.calibration = calibration if calibration is not None else default_calibration()
         self.agents = agents if agents is not None else make_agents(settings, library)
@@ -128,7 +130,10 @@ class Pipeline:
         result = SlotResult(slot, query, candidates, selection, traces + (t_select,))
         if self.literature is not None:  # after the selection: a literature paper is never selected
             top = confidences.get(candidates[0].doc_id, 0.0) if candidates else 0.0
-            result = self.literature.extend(result, top_confidence=top, exclude=self.exclude)
+            rule = self.open_world
+            # a fill the literature could still beat is checked against it (select/open_world.py): asked as unsure
+            asked = 0.0 if rule is not None and selection.status == "found" and rule.could_withdraw(top) else top
+            result = open_world.check(self.literature.extend(result, top_confidence=asked, exclude=self.exclude), rule)
         return result
 
     def rank_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),

@@ -125,6 +125,11 @@ def candidate_features(
         f["second_firsts"] = float(sum(1 for a in agents if (s := second.stage(a)) is not None and s.rank == 1))
     else:
         f["second_firsts"] = 0.0
+    # whether the candidate and its runner-up have an abstract: an entry with one is matched by more words, so a
+    # top-1 ahead of an entry without one is ahead partly by its text's length (read by the adjustment only)
+    f["abstract"] = 1.0 if c.paper.abstract.strip() else 0.0
+    runner_abstract = 1.0 if i + 1 < len(candidates) and candidates[i + 1].paper.abstract.strip() else 0.0
+    f["abstract_diff"] = f["abstract"] - runner_abstract if i + 1 < len(candidates) else 0.0
     f["log_library"] = math.log10(max(1, library_size))
     f["library"] = float(library_size)  # not a model feature: how far outside the training range (see below)
     f["runner_up"] = 1.0 if i + 1 < len(candidates) else 0.0  # not a model feature either
@@ -133,15 +138,26 @@ def candidate_features(
     return f
 
 
+# features of the top candidate the adjustment may read as they are: they say how the top stands against the
+# runner-up in any paper (margin, the agents' agreement, a name next to the marker naming it, an abstract the
+# runner-up lacks), so a rule fit on some papers holds on others (bench/autofill.py fit)
+TRANSFER = ("margin", "first_share", "second_firsts", "abstract", "abstract_diff", "rr_names", "rr_names-weak",
+            "rr_title", "rr_keys")
+
+
 def adjust_terms(p: float, feats: Mapping[str, float]) -> dict[str, float]:
     """The terms :meth:`Calibration.adjusted` may read: the model's log-odds, the library's size and the draft's
-    number of slots (log10), and their products."""
+    number of slots (log10), their products, and the :data:`TRANSFER` features of the top candidate."""
     q = min(max(p, 1e-4), 1 - 1e-4)
     logit = math.log(q / (1 - q))
     lib = math.log10(max(1.0, feats.get("library", 1.0)))
     slots = math.log10(max(1.0, feats.get("draft_slots", 1.0)))
+    alone = feats.get("runner_up", 1.0) == 0.0
     return {"logit": logit, "log_library": lib, "log_slots": slots, "logit_x_log_library": logit * lib,
-            "logit_x_log_slots": logit * slots, "log_library_x_log_slots": lib * slots}
+            "logit_x_log_slots": logit * slots, "log_library_x_log_slots": lib * slots,
+            # no runner-up: as far ahead as a top-1 can be
+            **{t: (1.0 if t == "margin" else 0.0) if alone and t in RUNNER_UP + ("abstract_diff",)
+               else float(feats.get(t, 0.0)) for t in TRANSFER}}
 
 
 def _fused(c: Candidate) -> float:
