@@ -1,0 +1,293 @@
+"""Names mean the named paper: a sentence that names a work cites the paper whose own name it is.
+
+"... the next sentence prediction task in BERT [CITATION]" cites *BERT: Pre-training of Deep Bidirectional
+Transformers*, not *Sentence-BERT* nor *ALBERT: A Lite BERT*, whose names merely contain "BERT"; "The
+Transformer architecture [CITATION]" cites *Attention Is All You Need* (the name the literature gives it,
+``citefinder/data/known_names.json``), not *BERT: ... Bidirectional Transformers* nor *Transformers:
+State-of-the-Art NLP*. The words of a cousin match the sentence as well as the named paper's do (often better),
+so the ranking alone swaps them; this module is the hard rule the selection applies after it:
+
+- :func:`named_work`: the work a slot's sentence names right before its marker ("BERT", "the Transformer",
+  "ResNet", "Adam"), or None;
+- :func:`own_names`: a paper's own short names — the name the literature knows it by (known names), its title's
+  head before a colon ("BERT: ...", "Sentence-BERT: ..."), a parenthesised acronym of its title, a short title
+  that is a name ("Mask R-CNN");
+- :func:`named_match` ``(focus, paper) -> NamedMatch``: whether ``paper`` is the named paper ("named"), a cousin
+  (its own name contains the name, or its title mentions it: "cousin"), another paper ("other"), or whether the
+  sentence names no work at all ("none"). Read by the fill's rule below, the Check page and the literature tier;
+  the auto-fill model may read it as a feature;
+- :class:`Owners`: which papers of a library (the user's, or a literature library read in place) own a name,
+  read from its names index (:mod:`citefinder.index.names`, weights of a known name or a title's head) and its
+  citation memory (:mod:`citefinder.index.citednames`: how other authors name it);
+- :func:`apply_named`: the rule. A named work is never auto-filled with a cousin nor with another paper while
+  the library holds the named paper: the named paper is filled instead when it is among the candidates shown,
+  else nothing is filled; the slot's card and trace say why (``details["named"]``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal
+
+from citefinder.index.names import W_KNOWN, W_PREFIX, known_name_keys, known_names, normalize_name
+from citefinder.library.identity import normalize_title
+from citefinder.retrieve.query import mentions
+from citefinder.types import Candidate, Paper, Selection, StageTrace
+
+Kind = Literal["named", "cousin", "other", "none"]
+NEAR = 3  # the name must end within this many words before the marker: "BERT [CITATION]", "the Transformer model ["
+MEMORY_SHARE = 1.0  # a name the memory's citing sentences give a paper at least half the time (weight 2 x share)
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*\+*")
+_PAREN = re.compile(r"\(([A-Za-z][A-Za-z0-9+\-]{1,15})\)")
+
+
+@lru_cache(maxsize=1)
+def tuned() -> dict[str, Any]:
+    """The rule's measured constants (``citefinder/data/named.json``: split, figures, provenance)."""
+    return dict(json.loads(resources.files("citefinder.data").joinpath("named.json").read_text(encoding="utf-8")))
+
+
+def _key(name: str) -> str:
+    return normalize_name(name)
+
+
+def named_work(focus: str) -> str | None:
+    """The name of the work a slot's sentence writes right before its marker (``focus``: the sentence with this
+    slot as [CITATION], others as [OTHER]): the nearest name (:func:`~citefinder.retrieve.query.mentions.name_mentions`)
+    when it ends within :data:`NEAR` words of the marker, is one word ("BERT", "Sentence-BERT", "GPT-2") or a known
+    name of a landmark work ("Mask R-CNN"), and is written as a name (a capital or a digit: "dropout" in lower case
+    is a technique, "Dropout" before a marker may be the paper). A marker that is the subject of its clause
+    ("[CITATION] fine-tuned BERT") names what it did, not itself: None."""
+    from citefinder.retrieve.query.reformulate import clean_focus
+
+    text = clean_focus(focus)
+    if mentions.THIS not in text or mentions.is_subject(text):
+        return None
+    names = mentions.name_mentions(text)
+    if not names:
+        return None
+    name = names[0]
+    key = _key(name)
+    if len(key) < 2 or not any(c.isupper() or c.isdigit() for c in name):
+        return None
+    if " " in name.strip() and key not in known_name_keys():
+        return None
+    near = mentions.near_words(text, NEAR)
+    last = name.split()[-1]
+    if last not in near.split():
+        return None
+    return name
+
+
+def own_names(paper: Paper) -> frozenset[str]:
+    """The normalised short names ``paper`` is known by (see the module doc)."""
+    title = (paper.title or "").strip()
+    out: set[str] = {_key(n) for n in known_names().get(normalize_title(title), ())}
+    head, sep, rest = title.partition(":")
+    if sep and rest.strip() and 1 <= len(head.split()) <= 3:
+        out.add(_key(head))
+    for m in _PAREN.finditer(title):
+        out.add(_key(m.group(1)))
+    words = title.split()
+    if not sep and 1 <= len(words) <= 3 and any(sum(c.isupper() for c in w) >= 2 or any(c.isdigit() for c in w)
+                                                  for w in words):
+        out.add(_key(title))  # "Mask R-CNN", "Wasserstein GAN"
+    return frozenset(k for k in out if len(k) >= 2)
+
+
+def title_words(paper: Paper) -> frozenset[str]:
+    """The title's words normalised, a hyphenated word also by its parts ("Sentence-BERT" -> sentencebert,
+    sentence, bert; "Transformers" -> transformer)."""
+    out: set[str] = set()
+    for token in _TOKEN.findall(paper.title or ""):
+        out.add(_key(token))
+        out.update(_key(part) for part in token.split("-") if part)
+    return frozenset(k for k in out if len(k) >= 2)
+
+
+def owns(paper: Paper, key: str, memory: frozenset[str] = frozenset()) -> bool:
+    """Whether ``key`` (a normalised name) is ``paper``'s own name. A known name belongs only to the works it is
+    known for ("the Transformer" is *Attention Is All You Need*, not *Transformers: State-of-the-Art NLP*);
+    ``memory``: the doc_ids the citation memory names so."""
+    if key in known_name_keys():
+        return key in {_key(n) for n in known_names().get(normalize_title(paper.title or ""), ())}
+    return key in own_names(paper) or paper.doc_id in memory
+
+
+@dataclass(frozen=True)
+class NamedMatch:
+    """What a sentence's named work says of one paper. ``kind``: "named" (its own name), "cousin" (its own name
+    contains the name, or its title mentions it, and it is not the named paper), "other" (neither), "none" (the
+    sentence names no work); ``name``: the name as written; ``own``: the paper's own names; ``why``: in words."""
+
+    kind: Kind
+    name: str = ""
+    own: tuple[str, ...] = ()
+    why: str = ""
+
+    @property
+    def named(self) -> bool:
+        return self.kind == "named"
+
+    @property
+    def cousin(self) -> bool:
+        return self.kind == "cousin"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def match_name(name: str | None, paper: Paper, memory: frozenset[str] = frozenset()) -> NamedMatch:
+    """:func:`named_match` for a name already read from the sentence."""
+    if not name:
+        return NamedMatch("none")
+    key = _key(name)
+    own = tuple(sorted(own_names(paper)))
+    title = (paper.title or "")[:80]
+    if owns(paper, key, memory):
+        return NamedMatch("named", name, own, f"{name} is the own name of {title}")
+    contains = [o for o in own if o != key and len(key) >= 3 and key in o]
+    if contains:
+        return NamedMatch("cousin", name, own, f"{title} is named {contains[0]}, which contains {name} but is not it")
+    if key in title_words(paper):
+        return NamedMatch("cousin", name, own, f"{title} mentions {name} in its title but is not {name}'s own paper")
+    return NamedMatch("other", name, own, f"{title} is not {name}'s own paper")
+
+
+def named_match(focus: str, paper: Paper, memory: frozenset[str] = frozenset()) -> NamedMatch:
+    """Whether ``paper`` is the work the sentence ``focus`` names (see :class:`NamedMatch`)."""
+    return match_name(named_work(focus), paper, memory)
+
+
+class Owners:
+    """The papers of a library that own a name (its own name, :func:`owns`): read from the library's names index
+    (a known name's weight or a title head's) and, when it has one, its citation memory's names."""
+
+    def __init__(self, library: Any) -> None:
+        self.library = library
+
+    def memory(self, key: str) -> frozenset[str]:
+        """The doc_ids the citation memory names ``key`` (at least half of the sentences naming it so)."""
+        from citefinder.index.memory import memory_index
+        from citefinder.retrieve.agents.names import CITED_NAMES
+
+        try:
+            cited, _ = memory_index(self.library, CITED_NAMES)
+        except Exception:  # noqa: BLE001 - a library without a memory (a literature view, a pool) has no names there
+            return frozenset()
+        if cited is None:
+            return frozenset()
+        return frozenset(d for d, w in cited.postings.get(key, ()) if w >= MEMORY_SHARE)
+
+    def of(self, name: str) -> tuple[str, ...]:
+        """The doc_ids whose own name ``name`` is, strongest first."""
+        from citefinder.index.base import derived
+        from citefinder.index.names import NAMES
+
+        key = _key(name)
+        floor = W_KNOWN if key in known_name_keys() else W_PREFIX
+        postings = derived(self.library, NAMES).postings.get(key, ())
+        found = [d for d, w in sorted(postings, key=lambda p: -p[1]) if w >= floor]
+        if key not in known_name_keys():
+            found += sorted(self.memory(key) - set(found))
+        return tuple(dict.fromkeys(found))
+
+
+def distinctive(name: str) -> bool:
+    """A name no common word is: an acronym or CamelCase part ("BERT", "ResNet", "R-CNN"), or letters with digits
+    ("GPT-2", "word2vec")."""
+    core = name.strip("+")
+    if any(c.isdigit() for c in core) and any(c.isalpha() for c in core):
+        return True
+    return any(sum(c.isupper() for c in part) >= 2 for part in core.split("-"))
+
+
+def _stands(name: str, key: str, pick: NamedMatch, found: Sequence[str], named: Sequence[Candidate],
+            matches: Any) -> bool:
+    """Whether the rule overrules a pick that is not the named paper: the sentence surely names a work (the library
+    holds its own paper, or it is a landmark's known name, or a candidate's own name is built on it: ALBERT on
+    BERT), or the pick is a cousin by its own name; a pick whose title merely mentions a distinctive name too."""
+    evidence = bool(found) or bool(named) or key in known_name_keys() or any(
+        m.cousin and any(key in o and key != o for o in m.own) for m in matches)
+    if pick.cousin and any(key in o and key != o for o in pick.own):
+        return True
+    if pick.cousin:
+        return evidence or distinctive(name)
+    return evidence
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the rule did to one slot's selection: "kept", "filled" (the named paper instead), "withheld"."""
+
+    action: str
+    name: str
+    selection: Selection
+    candidates: tuple[Candidate, ...]
+    why: str
+    top: NamedMatch
+
+
+def decide(focus: str, candidates: Sequence[Candidate], selection: Selection, owners: Owners | None,
+           threshold: float) -> Decision | None:
+    """The rule for one slot (see the module doc); None when the sentence names no work or nothing was filled."""
+    name = named_work(focus)
+    if not name or selection.status != "found" or selection.paper is None:
+        return None
+    key = _key(name)
+    found = owners.of(name) if owners is not None else ()
+    memory = owners.memory(key) if owners is not None and key not in known_name_keys() else frozenset()
+    pick = match_name(name, selection.paper, memory)
+    if pick.named:
+        return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
+    shown = {c.doc_id: i for i, c in enumerate(candidates)}
+    matches = {c.doc_id: match_name(name, c.paper, memory) for c in candidates}
+    named = [c for c in candidates if c.doc_id in set(found) or (not found and matches[c.doc_id].named)]
+    if not _stands(name, key, pick, found, named, matches.values()):
+        return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
+    if named and shown.get(named[0].doc_id, len(candidates)) < int(tuned().get("promote_within", 10)):
+        chosen = named[0]
+        conf = float(tuned().get("promoted_confidence", 0.0))
+        why = (f"the sentence names {name}: {chosen.paper.title[:80]} is its own paper, {pick.why}; filled with the "
+               f"named paper (named papers put first this way were right "
+               f"{float(tuned().get('promoted_precision', 0.0)):.0%} of the time on training drafts)")
+        new = replace(selection, paper=chosen.paper, also=(), confidence=conf,
+                      reasoning=f"{selection.reasoning}; {why}".lstrip("; "))
+        if conf < threshold:
+            new = replace(new, status="not_found", paper=None)
+        order = (chosen, *(c for c in candidates if c.doc_id != chosen.doc_id))
+        return Decision("filled" if new.status == "found" else "withheld", name, new, order, why, pick)
+    missing = "is not in your library" if not found else "is not among the candidates"
+    why = f"the sentence names {name}: {pick.why}, and {name}'s own paper {missing}: not filled"
+    new = replace(selection, status="not_found", paper=None, also=(),
+                  reasoning=f"{selection.reasoning}; {why}".lstrip("; "))
+    return Decision("withheld", name, new, tuple(candidates), why, pick)
+
+
+def apply_named(focus: str, candidates: tuple[Candidate, ...], selection: Selection, trace: StageTrace,
+                owners: Owners | None, threshold: float) -> tuple[Selection, StageTrace, tuple[Candidate, ...]]:
+    """``selection`` (and its "select" trace and the candidates' order) once the rule has spoken: unchanged when the
+    sentence names no work or the pick is the named paper; the named paper first (filled when the rule's measured
+    confidence clears the threshold), or nothing filled; ``details["named"]`` says which and why."""
+    decision = decide(focus, candidates, selection, owners, threshold)
+    if decision is None:
+        return selection, trace, candidates
+    note = {"name": decision.name, "action": decision.action, "why": decision.why, "pick": decision.top.kind,
+            "before": selection.paper.doc_id if selection.paper else None,
+            "selected": decision.selection.paper.doc_id if decision.selection.paper else None}
+    details = {**trace.details, "named": note, "selected": note["selected"]}
+    message = trace.message if decision.action == "kept" else f"{trace.message}; {decision.why}"
+    return decision.selection, replace(trace, details=details, message=message), decision.candidates
+
+
+def named_why(trace: StageTrace | None) -> str | None:
+    """Why the name rule changed a slot's pick (for its card), or None."""
+    note = trace.details.get("named") if trace is not None else None
+    if isinstance(note, dict) and note.get("action") in ("filled", "withheld"):
+        return str(note.get("why") or "")
+    return None
