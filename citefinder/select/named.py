@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from importlib import resources
@@ -291,3 +291,43 @@ def named_why(trace: StageTrace | None) -> str | None:
     if isinstance(note, dict) and note.get("action") in ("filled", "withheld"):
         return str(note.get("why") or "")
     return None
+
+
+LITERATURE_OWNERS = 3  # the named work's own papers a literature library adds when its ranking missed them
+
+
+def named_first(focus: str, candidates: Sequence[Candidate], library: Any = None,
+                holds: Callable[[Paper], bool] | None = None, limit: int = LITERATURE_OWNERS) -> list[Candidate]:
+    """``candidates`` (a slot's literature, best first) with the named work's own papers first: those among them,
+    then up to ``limit`` more that ``library`` (a literature library read in place) owns under the name and its
+    ranking missed ("the Transformer" -> *Attention Is All You Need*, not five papers with Transformer in their
+    titles). ``holds``: the user's library holds the paper (not offered as new). Unchanged when the sentence names
+    no work."""
+    name = named_work(focus)
+    if not name:
+        return list(candidates)
+    key = _key(name)
+    found = Owners(library).of(name) if library is not None else ()
+    first = [c for c in candidates if c.doc_id in set(found) or owns(c.paper, key)]
+    have = {c.doc_id for c in candidates}
+    extra: list[Candidate] = []
+    missing = [d for d in found if d not in have][: max(0, limit - len(first))]
+    if missing and library is not None:
+        extra = [Candidate(p) for p in library.get(missing) if holds is None or not holds(p)]
+    moved = {c.doc_id for c in first}
+    return [*first, *extra, *(c for c in candidates if c.doc_id not in moved)]
+
+
+def overruled(focus: str, paper: Paper, candidates: Sequence[Candidate], owners: Owners | None
+              ) -> tuple[str, tuple[str, ...]] | None:
+    """When the name rule would not let ``paper`` stand for the work the sentence names (a written key checked as
+    a fill is: a cousin, or another paper while the library holds the named one): why, and the doc_ids of the
+    named work's own papers in the library (strongest first). None when it stands."""
+    decision = decide(focus, candidates, Selection("found", paper, 1.0, "check"), owners, 0.0)
+    if decision is None or decision.action == "kept":
+        return None
+    found = owners.of(decision.name) if owners is not None else ()
+    named = tuple(dict.fromkeys([*found, *(c.doc_id for c in decision.candidates[:1]
+                                           if decision.action == "filled")]))
+    why = f"the sentence names {decision.name}: {decision.top.why}"
+    return why, named
