@@ -75,7 +75,7 @@ def test_a_papers_own_name_comes_from_its_title_and_the_names_the_literature_giv
     ("BERT", LOTTERY, "cousin"), ("BERT", GLOVE, "other"),
     ("Transformer", ATTENTION, "named"), ("Transformer", TXL, "cousin"), ("Transformer", BERT, "cousin"),
     ("Transformer", HF, "cousin"),  # its title's head is "Transformers", but the Transformer is Vaswani et al.'s
-    ("ResNet", RESNET_P, "named"), ("ResNet", PREACT, "cousin"), ("ResNet", WIDE, "other"),
+    ("ResNet", RESNET_P, "named"), ("ResNet", PREACT, "cousin"), ("GAN", _paper("x", "Wasserstein GAN"), "cousin"), ("ResNet", WIDE, "other"),
     ("Adam", ADAM_P, "named"), ("Adam", ADAMW, "cousin"),
 ])
 def test_named_match_tells_the_named_paper_from_its_cousins(name, paper, kind):
