@@ -20,11 +20,15 @@ def main() -> None:
     p.add_argument("run", type=Path)
     p.add_argument("--libraries", type=Path, help="the run's libraries folder (default: the one it names)")
     p.add_argument("--show", action="store_true", help="print every slot the rule changed")
+    p.add_argument("--check", action="store_true", help="also: how often the check's name rule flags the right key "
+                   "and a random other key put in its place (single-key slots)")
     args = p.parse_args()
+
+    import random
 
     from citefinder.config import Settings, offline_environment
     from citefinder.library.readonly import ReadOnlyLibrary
-    from citefinder.select.named import Owners, decide
+    from citefinder.select.named import Owners, decide, overruled
     from citefinder.types import Candidate, Paper, Selection
 
     offline_environment()
@@ -34,6 +38,9 @@ def main() -> None:
     stem = Path(run["bib"]).stem
     per: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     owners: dict[str, Owners] = {}
+    check: dict[str, int] = defaultdict(int)
+    every: dict[str, list] = {}
+    rng = random.Random(43)
     for o in run["outcomes"]:
         paper = o["id"].split(":")[0]
         if paper not in owners:
@@ -70,8 +77,28 @@ def main() -> None:
                         mark = "RIGHT->" if before in gold else "wrong->"
                         mark += "right" if after in gold else ("none" if after is None else "wrong")
                         print(f"{o['id']} {mark} [{d.action}] {d.why[:220]}\n   {o['text'][:160]}")
+        if args.check and len(gold) == 1:
+            cands = tuple(Candidate.from_dict(c) for c in r["candidates"][:10])
+            focus = (r["slot"] or {}).get("focus") or (r["slot"] or {}).get("sentence") or ""
+            lib = owners[paper].library
+            if paper not in every:
+                every[paper] = list(lib.iter_papers())
+            gp = next(iter(lib.get(sorted(gold))), None)
+            if gp is not None:
+                check["gold"] += 1
+                flagged = overruled(focus, gp, cands, owners[paper])
+                check["flag_gold"] += flagged is not None
+                if flagged is not None and args.show:
+                    print(f"{o['id']} CHECK false alarm: {flagged[0][:200]}\n   {o['text'][:160]}")
+                other = rng.choice([x for x in every[paper] if x.doc_id not in gold])
+                check["swap"] += 1
+                check["flag_swap"] += overruled(focus, other, cands, owners[paper]) is not None
         stats["filled_after"] += after is not None
         stats["right_after"] += after in gold if after else 0
+    if check:
+        print(f"check: correct citations the name rule flags (false alarms added) {check['flag_gold']} of "
+              f"{check['gold']}; a random other key of the .bib put in their place, flagged by the rule "
+              f"{check['flag_swap']} of {check['swap']}")
     print("| paper | slots | filled before | right | precision | filled after | right | precision | withheld "
           "(wrong before) | named paper filled instead (right; was right) |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -42,6 +42,9 @@ from citefinder.types import Candidate, Paper, Selection, StageTrace
 Kind = Literal["named", "cousin", "other", "none"]
 NEAR = 3  # the name must end within this many words before the marker: "BERT [CITATION]", "the Transformer model ["
 MEMORY_SHARE = 1.0  # a name the memory's citing sentences give a paper at least half the time (weight 2 x share)
+# the only words that may stand between the name and the marker: "the Transformer architecture [CITATION]"
+AFTER_NAME = frozenset("model models architecture architectures network networks algorithm method optimizer "
+                       "framework".split())
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*\+*")
 _PAREN = re.compile(r"\(([A-Za-z][A-Za-z0-9+\-]{1,15})\)")
 
@@ -77,9 +80,12 @@ def named_work(focus: str) -> str | None:
         return None
     if " " in name.strip() and key not in known_name_keys():
         return None
-    near = mentions.near_words(text, NEAR)
+    near = mentions.near_words(text, NEAR).split()
     last = name.split()[-1]
-    if last not in near.split():
+    if last not in near:
+        return None
+    after = near[len(near) - near[::-1].index(last):]
+    if any(w.lower() not in AFTER_NAME for w in after):  # "RoBERTa models from [", "an NLI dataset [": not the work
         return None
     return name
 
@@ -171,7 +177,8 @@ def match_name(name: str | None, paper: Paper, memory: frozenset[str] = frozense
     title = (paper.title or "")[:80]
     if owns(paper, key, memory):
         return NamedMatch("named", name, own, f"{name} is the own name of {title}")
-    contains = [o for o in one_word_names(paper) if o != key and len(key) >= 3 and key in o]
+    contains = [o for o in one_word_names(paper) if o != key and len(key) >= 3 and key in o
+                and (key in known_name_keys() or not o.replace(key, "").isdigit())]  # Torch7 is Torch
     contains += [_key(n) for n in known_for(paper.title or "") if " " in n and _key(n) != key
                  and key in {_key(w) for w in re.split(r"[\s-]+", n)}]  # "pre-activation ResNet"
     if contains:
