@@ -209,7 +209,7 @@ def check_citations(
             file, line = where(c.start) if where else ("", 0)
             paper = papers.get(doc) if doc else None
             named = overruled(c.slot.focus or c.slot.sentence, paper, ranked.candidates, owners) if paper else None
-            if named is not None:  # a cousin of the named work is checked as the fill's rule judges it (select/named.py)
+            if named is not None:  # a cousin of a named work is judged as the fill judges it (select/named.py)
                 verdict, reason = WRONG, f"{named[0]}; {reason}"
                 better = named_alternatives(named[1], doc, papers_of, keys_of, better)
             out.append(CheckedCitation(
