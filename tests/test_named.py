@@ -239,3 +239,20 @@ def test_the_check_flags_a_cousin_written_for_a_named_work_and_offers_the_named_
     assert swapped["verdict"] == "likely wrong" and "names BERT" in swapped["reason"], swapped
     assert swapped["alternatives"][0]["key"] == "devlin2019bert", swapped["alternatives"]
     assert records["kingma2015adam"]["verdict"] != "likely wrong" or "names" not in records["kingma2015adam"]["reason"]
+
+
+@pytest.mark.slow
+def test_the_literature_tells_that_the_named_paper_is_missing(libraries, literature):
+    """Another paper picked for "such as BERT [CITATION]" (no cousin): the library alone cannot tell that BERT is a
+    work it lacks; a literature holding BERT's own paper can, and then nothing is filled."""
+    from citefinder.library.readonly import ReadOnlyLibrary
+    from citefinder.select.named import Owners
+
+    mine = libraries["no-bert"]
+    glove = next(p for p in mine.iter_papers() if p.key == "pennington2014glove")
+    pick = Selection("found", glove, 0.9, "threshold")
+    alone = decide(PLM, _cands(glove), pick, Owners(mine), 0.55)
+    assert alone is not None and alone.action == "kept"
+    lit = ReadOnlyLibrary.open(literature, Settings())
+    told = decide(PLM, _cands(glove), pick, Owners(mine, lit), 0.55)
+    assert told is not None and told.action == "withheld" and told.selection.status == "not_found"

@@ -20,6 +20,7 @@ def main() -> None:
     p.add_argument("run", type=Path)
     p.add_argument("--libraries", type=Path, help="the run's libraries folder (default: the one it names)")
     p.add_argument("--show", action="store_true", help="print every slot the rule changed")
+    p.add_argument("--literature", type=Path, help="a literature library folder the rule also asks (read in place)")
     p.add_argument("--check", action="store_true", help="also: how often the check's name rule flags the right key "
                    "and a random other key put in its place (single-key slots)")
     args = p.parse_args()
@@ -41,10 +42,11 @@ def main() -> None:
     check: dict[str, int] = defaultdict(int)
     every: dict[str, list] = {}
     rng = random.Random(43)
+    lit = ReadOnlyLibrary.open(args.literature, Settings()) if args.literature else None
     for o in run["outcomes"]:
         paper = o["id"].split(":")[0]
         if paper not in owners:
-            owners[paper] = Owners(ReadOnlyLibrary.open(root / f"{paper}-{stem}", Settings()))
+            owners[paper] = Owners(ReadOnlyLibrary.open(root / f"{paper}-{stem}", Settings()), lit)
         r = o["result"]
         gold = set(o["gold"])
         sel = r["selection"]

@@ -86,7 +86,8 @@ class Pipeline:
         self.reranker = reranker if reranker is not None else make_reranker(settings)
         self.selector = selector if selector is not None else make_selector(settings)
         self.rewriter: Rewriter | None = rewriter if rewriter is not None else make_rewriter(settings)
-        self.owners = Owners(library)  # which papers own the names sentences write (select/named.py)
+        # which papers own the names sentences write, the literature's too when it is a library (select/named.py)
+        self.owners = Owners(library, getattr(getattr(literature, "search", None), "view", None))
         # the sample library's papers, left out once the user has papers of their own (citefinder.library.sample)
         self.exclude = hidden_ids(library, settings.suggest_sample)
 

@@ -199,8 +199,13 @@ class Owners:
     """The papers of a library that own a name (its own name, :func:`owns`): read from the library's names index
     (a known name's weight or a title head's) and, when it has one, its citation memory's names."""
 
-    def __init__(self, library: Any) -> None:
+    def __init__(self, library: Any, literature: Any = None) -> None:
         self.library = library
+        self.literature = literature  # a literature library read in place: what it knows of names the user lacks
+
+    def in_literature(self, name: str) -> bool:
+        """Whether the literature (when set) holds a paper whose own name ``name`` is: the named work exists."""
+        return self.literature is not None and bool(_owners_in(self.literature, _key(name)))
 
     def memory(self, key: str) -> frozenset[str]:
         """The doc_ids the citation memory names ``key`` (at least half of the sentences naming it so)."""
@@ -217,13 +222,9 @@ class Owners:
 
     def of(self, name: str) -> tuple[str, ...]:
         """The doc_ids whose own name ``name`` is, strongest first."""
-        from citefinder.index.base import derived
-        from citefinder.index.names import NAMES
 
         key = _key(name)
-        floor = W_KNOWN if key in known_name_keys() else W_PREFIX
-        postings = derived(self.library, NAMES).postings.get(key, ())
-        found = [d for d, w in sorted(postings, key=lambda p: -p[1]) if w >= floor]
+        found = list(_owners_in(self.library, key))
         if key not in known_name_keys():
             found += sorted(self.memory(key) - set(found))
         return tuple(dict.fromkeys(found))
@@ -253,19 +254,32 @@ def described(focus: str, name: str, paper: Paper) -> bool:
     return False
 
 
-def _stands(focus: str, name: str, key: str, pick: NamedMatch, paper: Paper, found: Sequence[str]) -> bool:
+def _stands(focus: str, name: str, key: str, pick: NamedMatch, paper: Paper, found: Sequence[str],
+            elsewhere: bool = False) -> bool:
     """Whether the rule overrules a pick that is not the named paper (measured on the drafts-dev training part:
     bench/results/names.md): a cousin by its own one-word name (ALBERT for BERT) always; a cousin whose title
     mentions the name when the name is a landmark's known name or the library holds the named paper; another paper
-    when the name is a landmark's known name. Never when the sentence's words are the pick's own (:func:`described`)."""
+    when the name is a landmark's known name, or ``elsewhere``: the literature (when set) holds the named paper and the
+    library does not. Never when the sentence's words are the pick's own (:func:`described`)."""
     if described(focus, name, paper):
         return False
     if pick.cousin and pick.by == "own name":
         return True
-    known = key in known_name_keys()
+    known = key in known_name_keys() or (elsewhere and not found)
     if pick.cousin:
         return known or bool(found)
     return known
+
+
+def _owners_in(library: Any, key: str) -> tuple[str, ...]:
+    """The doc_ids of ``library`` whose names index gives ``key`` the weight of a known name (a known name) or of a
+    title's head (another name), strongest first."""
+    from citefinder.index.base import derived
+    from citefinder.index.names import NAMES
+
+    floor = W_KNOWN if key in known_name_keys() else W_PREFIX
+    postings = derived(library, NAMES).postings.get(key, ())
+    return tuple(d for d, w in sorted(postings, key=lambda p: -p[1]) if w >= floor)
 
 
 @dataclass(frozen=True)
@@ -294,7 +308,8 @@ def decide(focus: str, candidates: Sequence[Candidate], selection: Selection, ow
         return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
     shown = {c.doc_id: i for i, c in enumerate(candidates)}
     named = [c for c in candidates if c.doc_id in set(found) or (not found and match_name(name, c.paper, memory).named)]
-    if not _stands(focus, name, key, pick, selection.paper, found):
+    elsewhere = owners is not None and not found and owners.in_literature(name)
+    if not _stands(focus, name, key, pick, selection.paper, found, elsewhere):
         return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
     if named and shown.get(named[0].doc_id, len(candidates)) < int(tuned().get("promote_within", 10)):
         chosen = named[0]
