@@ -256,3 +256,20 @@ def test_the_literature_tells_that_the_named_paper_is_missing(libraries, literat
     lit = ReadOnlyLibrary.open(literature, Settings())
     told = decide(PLM, _cands(glove), pick, Owners(mine, lit), 0.55)
     assert told is not None and told.action == "withheld" and told.selection.status == "not_found"
+
+
+def test_the_card_says_why_the_name_rule_changed_the_pick():
+    from dataclasses import replace as _replace
+
+    from citefinder.select.hubs import held_back
+    from citefinder.select.named import apply_named
+    from citefinder.types import Query, SlotResult, StageTrace
+
+    trace = StageTrace(agent="select", message="selected the top candidate")
+    sel, trace, cands = apply_named(NSP, _cands(SBERT, BERT), Selection("found", SBERT, 0.96, "threshold"), trace,
+                                    None, 0.55)
+    result = SlotResult(None, Query(NSP), cands, sel, (trace,))
+    assert sel.paper == BERT and cands[0].paper == BERT
+    why = held_back(result)
+    assert why is not None and "names BERT" in why and "Sentence-BERT" in why
+    assert held_back(_replace(result, traces=(StageTrace(agent="select"),))) is None
