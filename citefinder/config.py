@@ -160,6 +160,13 @@ class Settings(BaseSettings):
         description="When a slot is searched in the literature: 'unsure' (nothing of yours is confident: the "
         "selector filled nothing or its pick's confidence is below confidence_threshold) or 'always'.",
     )
+    named_rule: bool = Field(
+        True,
+        description="A sentence that names a work ('BERT [CITATION]', 'the Transformer [CITATION]') cites the paper "
+        "whose own name it is: a paper whose name merely contains it (ALBERT, Sentence-BERT, Transformer-XL) is never "
+        "filled in for it; the named paper is, when it is among the candidates, else nothing "
+        "(citefinder.select.named; measured on drafts-dev, bench/results/names.md).",
+    )
     second_paper: bool = Field(
         False,
         description="Let the engine propose a second paper for a slot when the candidates say it cites two "

@@ -20,6 +20,7 @@ from citefinder.check.features import (
     rank_context,
 )
 from citefinder.check.model import DOUBTFUL, FITS, WRONG, FitModel, default_model
+from citefinder.select.named import Owners, overruled
 from citefinder.text.citations import Citation
 
 if TYPE_CHECKING:
@@ -139,6 +140,18 @@ def judge(ranked: Ranked, doc_id: str | None, exclude: frozenset[str], model: Fi
     return p, rank, reason, tuple(better[:MAX_ALTERNATIVES])
 
 
+def named_alternatives(named: Sequence[str], doc: str | None, papers_of: Callable[[Sequence[str]], list[Any]],
+                       keys_of: Mapping[str, str], better: tuple[Alternative, ...]) -> tuple[Alternative, ...]:
+    """``better`` with the named work's own papers of the library first (the fill would have filled one of them)."""
+    from citefinder.select.named import tuned
+
+    p = float(tuned().get("promoted_confidence", 0.0))
+    first = [Alternative(x.doc_id, x.title, keys_of.get(x.doc_id) or None, x.year, p, 0,
+                         "the sentence names it: its own paper") for x in papers_of([d for d in named if d != doc])]
+    ids = {a.doc_id for a in first}
+    return tuple([*first, *(a for a in better if a.doc_id not in ids)][:MAX_ALTERNATIVES])
+
+
 def check_citations(
     pipeline: "Pipeline",
     citations: Sequence[Citation],
@@ -161,6 +174,11 @@ def check_citations(
     out: list[CheckedCitation] = []
     t0 = time.perf_counter()
     vectors = Vectors(pipeline.library, pipeline.settings.exact_dense_max)
+    owners = Owners(pipeline.library)
+
+    def papers_of(ids: Sequence[str]) -> list[Any]:
+        return list(pipeline.library.get(list(ids)))
+
     ranked_of: dict[int, Ranked] = {}
     for n, group in enumerate(groups, start=1):
         first = next(c for c in citations if c.group == group)
@@ -190,6 +208,10 @@ def check_citations(
             verdict = WRONG if doc is None else model.verdict(p)
             file, line = where(c.start) if where else ("", 0)
             paper = papers.get(doc) if doc else None
+            named = overruled(c.slot.focus or c.slot.sentence, paper, ranked.candidates, owners) if paper else None
+            if named is not None:  # a cousin of a named work is judged as the fill judges it (select/named.py)
+                verdict, reason = WRONG, f"{named[0]}; {reason}"
+                better = named_alternatives(named[1], doc, papers_of, keys_of, better)
             out.append(CheckedCitation(
                 index=index[id(c)], key=c.key, file=file, line=line, command=c.command,
                 sentence=c.slot.sentence, verdict=verdict, probability=round(p, 4), rank=rank, ranked=ranked.size,

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from citefinder.errors import CitefinderError
 from citefinder.library.identity import Identity, dedupe_keys, identity, same_work
+from citefinder.select.named import named_first
 from citefinder.types import Candidate, Hit, Paper, Query, SlotResult, StageTrace
 
 if TYPE_CHECKING:
@@ -363,7 +364,9 @@ class LiteratureTier:
         if not self.priors.neutral:
             feats = [{**own.features(c.paper), "cited": float(ranked.counts.get(c.doc_id, 0))} for c in kept]
             kept = [kept[i] for i in prior_order(kept, feats, self.priors)]
-        kept = kept[: self.shown]
+        # a named work's own paper first (select/named.py): "BERT [CITATION]" offers BERT before its cousins
+        kept = named_first(result.slot.focus or result.slot.sentence if result.slot else "", kept,
+                           getattr(self.search, "view", None), own.holds)[: self.shown]
         found = tuple(replace(c, origin=self.name).with_score("literature", n, ranked.confidences.get(c.doc_id, 0.0))
                       for n, c in enumerate(kept, 1))
         trace = StageTrace(

@@ -31,6 +31,7 @@ from citefinder.retrieve.registry import keep_indexes_current, make_agents
 from citefinder.select import open_world
 from citefinder.select.base import Selector, make_selector
 from citefinder.select.fallback import selection_hits
+from citefinder.select.named import Owners, apply_named
 from citefinder.types import Candidate, Hit, Query, Selection, Slot, SlotResult, StageTrace
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ class Pipeline:
         self.reranker = reranker if reranker is not None else make_reranker(settings)
         self.selector = selector if selector is not None else make_selector(settings)
         self.rewriter: Rewriter | None = rewriter if rewriter is not None else make_rewriter(settings)
+        # which papers own the names sentences write, the literature's too when it is a library (select/named.py)
+        self.owners = Owners(library, getattr(getattr(literature, "search", None), "view", None))
         # the sample library's papers, left out once the user has papers of their own (citefinder.library.sample)
         self.exclude = hidden_ids(library, settings.suggest_sample)
 
@@ -122,6 +125,11 @@ class Pipeline:
         confidences = self.calibration.confidences(candidates, ran, size, draft_slots)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
+        if self.settings.named_rule:  # a named work is filled with its own paper or not at all (select/named.py)
+            selection, t_select, shown = apply_named(slot.focus or slot.sentence, shown, selection, t_select,
+                                                     self.owners, self.settings.confidence_threshold)
+            first = {c.doc_id for c in shown}
+            candidates = shown + tuple(c for c in candidates if c.doc_id not in first)
         if self.settings.second_paper:
             selection = second_paper(query, shown, confidences, selection)
             if selection.also:

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from citefinder.index.names import normalize_name
 from citefinder.retrieve.query.reformulate import STOPWORDS
+from citefinder.select.named import named_why
 from citefinder.select.sentences import gave_way_why
 from citefinder.types import Hit, SlotResult, StageTrace
 
@@ -91,9 +92,10 @@ def _held(trace: StageTrace, doc: str, conf: float, first: int, why: str, filled
 
 def held_back(result: SlotResult) -> str | None:
     """Why the hub check lowered this slot's confidence, or why the slot gave its paper up to another marker
-    of its sentence (:mod:`citefinder.select.sentences`), or None."""
+    of its sentence (:mod:`citefinder.select.sentences`), or why the name rule changed its pick
+    (:mod:`citefinder.select.named`), or None."""
     trace = result.trace("select")
     hub = trace.details.get("hub") if trace is not None else None
     if isinstance(hub, dict) and hub.get("why"):
         return str(hub["why"])
-    return gave_way_why(result)
+    return gave_way_why(result) or named_why(trace)

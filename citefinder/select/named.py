@@ -1,0 +1,394 @@
+"""Names mean the named paper: a sentence that names a work cites the paper whose own name it is.
+
+"... the next sentence prediction task in BERT [CITATION]" cites *BERT: Pre-training of Deep Bidirectional
+Transformers*, not *Sentence-BERT* nor *ALBERT: A Lite BERT*, whose names merely contain "BERT"; "The
+Transformer architecture [CITATION]" cites *Attention Is All You Need* (the name the literature gives it,
+``citefinder/data/known_names.json``), not *BERT: ... Bidirectional Transformers* nor *Transformers:
+State-of-the-Art NLP*. The words of a cousin match the sentence as well as the named paper's do (often better),
+so the ranking alone swaps them; this module is the hard rule the selection applies after it:
+
+- :func:`named_work`: the work a slot's sentence names right before its marker ("BERT", "the Transformer",
+  "ResNet", "Adam"), or None;
+- :func:`own_names`: a paper's own short names — the name the literature knows it by (known names), its title's
+  head before a colon ("BERT: ...", "Sentence-BERT: ..."), a parenthesised acronym of its title, a short title
+  that is a name ("Mask R-CNN");
+- :func:`named_match` ``(focus, paper) -> NamedMatch``: whether ``paper`` is the named paper ("named"), a cousin
+  (its own name contains the name, or its title mentions it: "cousin"), another paper ("other"), or whether the
+  sentence names no work at all ("none"). Read by the fill's rule below, the Check page and the literature tier;
+  the auto-fill model may read it as a feature;
+- :class:`Owners`: which papers of a library (the user's, or a literature library read in place) own a name,
+  read from its names index (:mod:`citefinder.index.names`, weights of a known name or a title's head) and its
+  citation memory (:mod:`citefinder.index.citednames`: how other authors name it);
+- :func:`apply_named`: the rule. A named work is never auto-filled with a cousin nor with another paper while
+  the library holds the named paper: the named paper is filled instead when it is among the candidates shown,
+  else nothing is filled; the slot's card and trace say why (``details["named"]``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal
+
+from citefinder.index.names import W_KNOWN, W_PREFIX, known_name_keys, known_names, normalize_name
+from citefinder.library.identity import normalize_title
+from citefinder.retrieve.query import mentions
+from citefinder.types import Candidate, Paper, Selection, StageTrace
+
+Kind = Literal["named", "cousin", "other", "none"]
+NEAR = 3  # the name must end within this many words before the marker: "BERT [CITATION]", "the Transformer model ["
+MEMORY_SHARE = 1.0  # a name the memory's citing sentences give a paper at least half the time (weight 2 x share)
+# the only words that may stand between the name and the marker: "the Transformer architecture [CITATION]"
+AFTER_NAME = frozenset("model models architecture architectures network networks algorithm method optimizer "
+                       "framework".split())
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*\+*")
+_PAREN = re.compile(r"\(([A-Za-z][A-Za-z0-9+\-]{1,15})\)")
+
+
+@lru_cache(maxsize=1)
+def tuned() -> dict[str, Any]:
+    """The rule's measured constants (``citefinder/data/named.json``: split, figures, provenance)."""
+    return dict(json.loads(resources.files("citefinder.data").joinpath("named.json").read_text(encoding="utf-8")))
+
+
+def _key(name: str) -> str:
+    return normalize_name(name)
+
+
+def named_work(focus: str) -> str | None:
+    """The name of the work a slot's sentence writes right before its marker (``focus``: the sentence with this
+    slot as [CITATION], others as [OTHER]): the nearest name (:func:`~citefinder.retrieve.query.mentions.name_mentions`)
+    when it ends within :data:`NEAR` words of the marker, is one word ("BERT", "Sentence-BERT", "GPT-2") or a known
+    name of a landmark work ("Mask R-CNN"), and is written as a name (a capital or a digit: "dropout" in lower case
+    is a technique, "Dropout" before a marker may be the paper). A marker that is the subject of its clause
+    ("[CITATION] fine-tuned BERT") names what it did, not itself: None."""
+    from citefinder.retrieve.query.reformulate import clean_focus
+
+    text = clean_focus(focus)
+    if mentions.THIS not in text or mentions.is_subject(text):
+        return None
+    names = mentions.name_mentions(text)
+    if not names:
+        return None
+    name = names[0]
+    key = _key(name)
+    if len(key) < 2 or not any(c.isupper() or c.isdigit() for c in name):
+        return None
+    if " " in name.strip() and key not in known_name_keys():
+        return None
+    near = mentions.near_words(text, NEAR).split()
+    last = name.split()[-1]
+    if last not in near:
+        return None
+    after = near[len(near) - near[::-1].index(last):]
+    if any(w.lower() not in AFTER_NAME for w in after):  # "RoBERTa models from [", "an NLI dataset [": not the work
+        return None
+    return name
+
+
+def known_for(title: str) -> tuple[str, ...]:
+    """The known names of the landmark work titled ``title``, also when a .bib shortened its title ("Estimation of
+    Word Representations in Vector Space"): a known title holding it whole, or held whole by it."""
+    norm = normalize_title(title)
+    exact = known_names().get(norm)
+    if exact is not None or len(norm) < 20:
+        return exact or ()
+    return next((names for known, names in known_names().items()
+                 if len(known) >= 20 and (norm in known or known in norm)), ())
+
+
+def own_names(paper: Paper) -> frozenset[str]:
+    """The normalised short names ``paper`` is known by (see the module doc)."""
+    title = (paper.title or "").strip()
+    out: set[str] = {_key(n) for n in known_for(title)}
+    head, sep, rest = title.partition(":")
+    if sep and rest.strip() and 1 <= len(head.split()) <= 3:
+        out.add(_key(head))
+    for m in _PAREN.finditer(title):
+        out.add(_key(m.group(1)))
+    words = title.split()
+    if not sep and 1 <= len(words) <= 3 and any(sum(c.isupper() for c in w) >= 2 or any(c.isdigit() for c in w)
+                                                  for w in words):
+        out.add(_key(title))  # "Mask R-CNN", "Wasserstein GAN"
+    return frozenset(k for k in out if len(k) >= 2)
+
+
+def one_word_names(paper: Paper) -> frozenset[str]:
+    """The own names of ``paper`` written as one word ("ALBERT", "Sentence-BERT", "Transformer-XL", "AdamW"): a name
+    built on another by changing the word ("The NumPy array" is not a new name for NumPy)."""
+    title = (paper.title or "").strip()
+    heads = [n for n in known_for(title)] + [title.partition(":")[0]] * (":" in title) + _PAREN.findall(title)
+    return frozenset(_key(h) for h in heads if h.strip() and " " not in h.strip() and len(_key(h)) >= 2)
+
+
+def title_words(paper: Paper) -> frozenset[str]:
+    """The title's words normalised, a hyphenated word also by its parts ("Sentence-BERT" -> sentencebert,
+    sentence, bert; "Transformers" -> transformer)."""
+    out: set[str] = set()
+    for token in _TOKEN.findall(paper.title or ""):
+        out.add(_key(token))
+        out.update(_key(part) for part in token.split("-") if part)
+    return frozenset(k for k in out if len(k) >= 2)
+
+
+def owns(paper: Paper, key: str, memory: frozenset[str] = frozenset()) -> bool:
+    """Whether ``key`` (a normalised name) is ``paper``'s own name. A known name belongs only to the works it is
+    known for ("the Transformer" is *Attention Is All You Need*, not *Transformers: State-of-the-Art NLP*);
+    ``memory``: the doc_ids the citation memory names so."""
+    if key in known_name_keys():
+        return key in {_key(n) for n in known_for(paper.title or "")}
+    return key in own_names(paper) or paper.doc_id in memory
+
+
+@dataclass(frozen=True)
+class NamedMatch:
+    """What a sentence's named work says of one paper. ``kind``: "named" (its own name), "cousin" (its own name
+    contains the name, or its title mentions it, and it is not the named paper), "other" (neither), "none" (the
+    sentence names no work); ``name``: the name as written; ``own``: the paper's own names; ``why``: in words."""
+
+    kind: Kind
+    name: str = ""
+    own: tuple[str, ...] = ()
+    why: str = ""
+    by: str = ""  # for a cousin: "own name" (ALBERT contains BERT) or "title" (its title mentions the name)
+
+    @property
+    def named(self) -> bool:
+        return self.kind == "named"
+
+    @property
+    def cousin(self) -> bool:
+        return self.kind == "cousin"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def match_name(name: str | None, paper: Paper, memory: frozenset[str] = frozenset()) -> NamedMatch:
+    """:func:`named_match` for a name already read from the sentence."""
+    if not name:
+        return NamedMatch("none")
+    key = _key(name)
+    own = tuple(sorted(own_names(paper)))
+    title = (paper.title or "")[:80]
+    if owns(paper, key, memory):
+        return NamedMatch("named", name, own, f"{name} is the own name of {title}")
+    contains = [o for o in one_word_names(paper) if o != key and len(key) >= 3 and key in o
+                and (key in known_name_keys() or not o.replace(key, "").isdigit())]  # Torch7 is Torch
+    contains += [_key(n) for n in known_for(paper.title or "") if " " in n and _key(n) != key
+                 and key in {_key(w) for w in re.split(r"[\s-]+", n)}]  # "pre-activation ResNet"
+    if contains:
+        return NamedMatch("cousin", name, own, f"{title} is named {contains[0]}, which contains {name} but is not it",
+                          "own name")
+    if key in title_words(paper):
+        return NamedMatch("cousin", name, own, f"{title} mentions {name} in its title but is not {name}'s own paper",
+                          "title")
+    return NamedMatch("other", name, own, f"{title} is not {name}'s own paper")
+
+
+def named_match(focus: str, paper: Paper, memory: frozenset[str] = frozenset()) -> NamedMatch:
+    """Whether ``paper`` is the work the sentence ``focus`` names (see :class:`NamedMatch`)."""
+    return match_name(named_work(focus), paper, memory)
+
+
+class Owners:
+    """The papers of a library that own a name (its own name, :func:`owns`): read from the library's names index
+    (a known name's weight or a title head's) and, when it has one, its citation memory's names."""
+
+    def __init__(self, library: Any, literature: Any = None) -> None:
+        self.library = library
+        self.literature = literature  # a literature library read in place: what it knows of names the user lacks
+
+    def in_literature(self, name: str) -> bool:
+        """Whether the literature (when set) holds a paper whose own name ``name`` is: the named work exists."""
+        return self.literature is not None and bool(_owners_in(self.literature, _key(name)))
+
+    def memory(self, key: str) -> frozenset[str]:
+        """The doc_ids the citation memory names ``key`` (at least half of the sentences naming it so)."""
+        from citefinder.index.memory import memory_index
+        from citefinder.retrieve.agents.names import CITED_NAMES
+
+        try:
+            cited, _ = memory_index(self.library, CITED_NAMES)
+        except Exception:  # noqa: BLE001 - a library without a memory (a literature view, a pool) has no names there
+            return frozenset()
+        if cited is None:
+            return frozenset()
+        return frozenset(d for d, w in cited.postings.get(key, ()) if w >= MEMORY_SHARE)
+
+    def of(self, name: str) -> tuple[str, ...]:
+        """The doc_ids whose own name ``name`` is, strongest first."""
+
+        key = _key(name)
+        found = list(_owners_in(self.library, key))
+        if key not in known_name_keys():
+            found += sorted(self.memory(key) - set(found))
+        return tuple(dict.fromkeys(found))
+
+
+def described(focus: str, name: str, paper: Paper) -> bool:
+    """The words before the marker are the pick's own, so the sentence names it too: one of its own names written in
+    the slot's part of the sentence ("RoBERTa-based models over BERT [CITATION]"), or two or three content words
+    around the name that its title holds ("an OpenAI gym [CITATION]", "a fully connected CRF model [CITATION]")."""
+    from citefinder.retrieve.query.reformulate import STOPWORDS, clean_focus
+
+    parts, at = mentions.split_focus(clean_focus(focus))
+    words = _TOKEN.findall(parts[at])
+    written = {_key(w) for w in words} | {_key(x) for w in words for x in w.split("-") if x}
+    if (own_names(paper) - {_key(name)}) & written:
+        return True
+    title = re.sub(r"[^a-z0-9]", "", (paper.title or "").lower())
+    near = words[-4:]
+    last = name.split()[-1]
+    for k in (2, 3):
+        for i in range(len(near) - k + 1):
+            phrase = near[i:i + k]
+            if last in phrase and all(w.lower() not in STOPWORDS for w in phrase):
+                joined = re.sub(r"[^a-z0-9]", "", "".join(phrase).lower())
+                if len(joined) >= 6 and joined in title:
+                    return True
+    return False
+
+
+def _stands(focus: str, name: str, key: str, pick: NamedMatch, paper: Paper, found: Sequence[str],
+            elsewhere: bool = False) -> bool:
+    """Whether the rule overrules a pick that is not the named paper (measured on the drafts-dev training part:
+    bench/results/names.md): a cousin by its own one-word name (ALBERT for BERT) always; a cousin whose title
+    mentions the name when the name is a landmark's known name or the library holds the named paper; another paper
+    when the name is a landmark's known name, or ``elsewhere``: the literature (when set) holds the named paper and the
+    library does not. Never when the sentence's words are the pick's own (:func:`described`)."""
+    if described(focus, name, paper):
+        return False
+    if pick.cousin and pick.by == "own name":
+        return True
+    known = key in known_name_keys() or (elsewhere and not found)
+    if pick.cousin:
+        return known or bool(found)
+    return known
+
+
+def _owners_in(library: Any, key: str) -> tuple[str, ...]:
+    """The doc_ids of ``library`` whose names index gives ``key`` the weight of a known name (a known name) or of a
+    title's head (another name), strongest first."""
+    from citefinder.index.base import derived
+    from citefinder.index.names import NAMES
+
+    floor = W_KNOWN if key in known_name_keys() else W_PREFIX
+    postings = derived(library, NAMES).postings.get(key, ())
+    return tuple(d for d, w in sorted(postings, key=lambda p: -p[1]) if w >= floor)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the rule did to one slot's selection: "kept", "filled" (the named paper instead), "withheld"."""
+
+    action: str
+    name: str
+    selection: Selection
+    candidates: tuple[Candidate, ...]
+    why: str
+    top: NamedMatch
+
+
+def decide(focus: str, candidates: Sequence[Candidate], selection: Selection, owners: Owners | None,
+           threshold: float) -> Decision | None:
+    """The rule for one slot (see the module doc); None when the sentence names no work or nothing was filled."""
+    name = named_work(focus)
+    if not name or selection.status != "found" or selection.paper is None:
+        return None
+    key = _key(name)
+    found = owners.of(name) if owners is not None else ()
+    memory = owners.memory(key) if owners is not None and key not in known_name_keys() else frozenset()
+    pick = match_name(name, selection.paper, memory)
+    if pick.named:
+        return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
+    shown = {c.doc_id: i for i, c in enumerate(candidates)}
+    named = [c for c in candidates if c.doc_id in set(found) or (not found and match_name(name, c.paper, memory).named)]
+    elsewhere = owners is not None and not found and owners.in_literature(name)
+    if not _stands(focus, name, key, pick, selection.paper, found, elsewhere):
+        return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
+    if named and shown.get(named[0].doc_id, len(candidates)) < int(tuned().get("promote_within", 10)):
+        chosen = named[0]
+        conf = float(tuned().get("promoted_confidence", 0.0))
+        why = (f"the sentence names {name}: {chosen.paper.title[:80]} is its own paper, {pick.why}; filled with the "
+               f"named paper (named papers put first this way were right "
+               f"{float(tuned().get('promoted_precision', 0.0)):.0%} of the time on training drafts)")
+        new = replace(selection, paper=chosen.paper, also=(), confidence=conf,
+                      reasoning=f"{selection.reasoning}; {why}".lstrip("; "))
+        if conf < threshold:
+            new = replace(new, status="not_found", paper=None)
+        order = (chosen, *(c for c in candidates if c.doc_id != chosen.doc_id))
+        return Decision("filled" if new.status == "found" else "withheld", name, new, order, why, pick)
+    missing = "is not in your library" if not found else "is not among the candidates"
+    why = f"the sentence names {name}: {pick.why}, and {name}'s own paper {missing}: not filled"
+    new = replace(selection, status="not_found", paper=None, also=(),
+                  reasoning=f"{selection.reasoning}; {why}".lstrip("; "))
+    return Decision("withheld", name, new, tuple(candidates), why, pick)
+
+
+def apply_named(focus: str, candidates: tuple[Candidate, ...], selection: Selection, trace: StageTrace,
+                owners: Owners | None, threshold: float) -> tuple[Selection, StageTrace, tuple[Candidate, ...]]:
+    """``selection`` (and its "select" trace and the candidates' order) once the rule has spoken: unchanged when the
+    sentence names no work or the pick is the named paper; the named paper first (filled when the rule's measured
+    confidence clears the threshold), or nothing filled; ``details["named"]`` says which and why."""
+    decision = decide(focus, candidates, selection, owners, threshold)
+    if decision is None:
+        return selection, trace, candidates
+    note = {"name": decision.name, "action": decision.action, "why": decision.why, "pick": decision.top.kind,
+            "before": selection.paper.doc_id if selection.paper else None,
+            "selected": decision.selection.paper.doc_id if decision.selection.paper else None}
+    details = {**trace.details, "named": note, "selected": note["selected"]}
+    message = trace.message if decision.action == "kept" else f"{trace.message}; {decision.why}"
+    return decision.selection, replace(trace, details=details, message=message), decision.candidates
+
+
+def named_why(trace: StageTrace | None) -> str | None:
+    """Why the name rule changed a slot's pick (for its card), or None."""
+    note = trace.details.get("named") if trace is not None else None
+    if isinstance(note, dict) and note.get("action") in ("filled", "withheld"):
+        return str(note.get("why") or "")
+    return None
+
+
+LITERATURE_OWNERS = 3  # the named work's own papers a literature library adds when its ranking missed them
+
+
+def named_first(focus: str, candidates: Sequence[Candidate], library: Any = None,
+                holds: Callable[[Paper], bool] | None = None, limit: int = LITERATURE_OWNERS) -> list[Candidate]:
+    """``candidates`` (a slot's literature, best first) with the named work's own papers first: those among them,
+    then up to ``limit`` more that ``library`` (a literature library read in place) owns under the name and its
+    ranking missed ("the Transformer" -> *Attention Is All You Need*, not five papers with Transformer in their
+    titles). ``holds``: the user's library holds the paper (not offered as new). Unchanged when the sentence names
+    no work."""
+    name = named_work(focus)
+    if not name:
+        return list(candidates)
+    key = _key(name)
+    found = Owners(library).of(name) if library is not None else ()
+    first = [c for c in candidates if c.doc_id in set(found) or owns(c.paper, key)]
+    have = {c.doc_id for c in candidates}
+    extra: list[Candidate] = []
+    missing = [d for d in found if d not in have][: max(0, limit - len(first))]
+    if missing and library is not None:
+        extra = [Candidate(p) for p in library.get(missing) if holds is None or not holds(p)]
+    moved = {c.doc_id for c in first}
+    return [*first, *extra, *(c for c in candidates if c.doc_id not in moved)]
+
+
+def overruled(focus: str, paper: Paper, candidates: Sequence[Candidate], owners: Owners | None
+              ) -> tuple[str, tuple[str, ...]] | None:
+    """When the name rule would not let ``paper`` stand for the work the sentence names (a written key checked as
+    a fill is: a cousin, or another paper while the library holds the named one): why, and the doc_ids of the
+    named work's own papers in the library (strongest first). None when it stands."""
+    decision = decide(focus, candidates, Selection("found", paper, 1.0, "check"), owners, 0.0)
+    if decision is None or decision.action == "kept":
+        return None
+    found = owners.of(decision.name) if owners is not None else ()
+    named = tuple(dict.fromkeys([*found, *(c.doc_id for c in decision.candidates[:1]
+                                           if decision.action == "filled")]))
+    why = f"the sentence names {decision.name}: {decision.top.why}"
+    return why, named
