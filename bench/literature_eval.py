@@ -72,8 +72,9 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
     from citefinder.evaluate.drafts import key_to_doc_id, open_draft_library
     from citefinder.library.identity import surname
     from citefinder.pipeline.doubt import needs_literature
-    from citefinder.pipeline.literature import LibraryLiterature, LiteratureTier, Priors
+    from citefinder.pipeline.literature import LibraryLiterature, LiteratureTier
     from citefinder.pipeline.pipeline import Pipeline
+    from citefinder.pipeline.priors import Priors
     from citefinder.retrieve.agents.draft import draft_context
     from citefinder.text.slots import find_slots
 

@@ -171,7 +171,7 @@ def ascend(slots: list[Slot], agents: list[str], w: np.ndarray, k: float, priors
 
 def grid_priors(slots: list[Slot], w: np.ndarray, k: float, start: Any, free: set[str] | None = None) -> Any:
     """The best priors over the grid of the fields in ``free`` (every field when None; the others kept)."""
-    from citefinder.pipeline.literature import Priors
+    from citefinder.pipeline.priors import Priors
 
     best, best_p = evaluate(slots, w, k, start), start
     grid = {f: (v if free is None or f in free else (getattr(start, f),)) for f, v in PRIOR_GRID.items()}
@@ -191,7 +191,8 @@ def setting_of(result: dict, agents: list[str]) -> tuple[np.ndarray, float]:
 
 def shipped(agents: list[str]) -> tuple[np.ndarray, float, Any]:
     from citefinder.config import Settings
-    from citefinder.pipeline.literature import Priors, literature_fusion, literature_settings
+    from citefinder.pipeline.literature import literature_fusion, literature_settings
+    from citefinder.pipeline.priors import Priors
 
     fusion = literature_fusion(literature_settings(Settings()))
     return (np.array([fusion.weight(a) for a in agents]), float(fusion.k), Priors.shipped())
@@ -215,7 +216,7 @@ def main() -> int:
     args = p.parse_args()
 
     from citefinder.config import offline_environment
-    from citefinder.pipeline.literature import Priors
+    from citefinder.pipeline.priors import Priors
 
     offline_environment()
     result = json.loads(args.result.read_text())

@@ -50,7 +50,7 @@ def features(result_path: Path, literature: Path, libraries: Path, bib: str) -> 
 
 
 def score(slots: list[tuple[list[dict], set[str]]], priors: object) -> tuple[float, float, float]:
-    from citefinder.pipeline.literature import prior_order  # the tier's own order
+    from citefinder.pipeline.priors import prior_order  # the tier's own order
 
     r1 = r10 = mrr = 0.0
     for feats, gold in slots:
@@ -74,7 +74,7 @@ def main() -> int:
     args = p.parse_args()
 
     from citefinder.config import offline_environment
-    from citefinder.pipeline.literature import Priors
+    from citefinder.pipeline.priors import Priors
 
     offline_environment()
     slots = features(args.result, args.literature, args.libraries, args.bib)

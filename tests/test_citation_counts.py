@@ -16,7 +16,7 @@ from citefinder.library.readonly import ReadOnlyLibrary
 from citefinder.library.records import from_record, to_metadata
 from citefinder.library.store import Library
 from citefinder.pipeline.cited import cited_counts
-from citefinder.pipeline.literature import Priors, prior_order
+from citefinder.pipeline.priors import Priors, prior_order
 from citefinder.types import Candidate, Paper
 
 DUMPS = Path(__file__).resolve().parent / "data" / "dumps"

@@ -22,16 +22,9 @@ from literature_support import (
 from citefinder.errors import SourceError
 from citefinder.library.keystyle import key_in_style, read_style
 from citefinder.library.store import Library
-from citefinder.pipeline.literature import (
-    NEWEST_NEEDS,
-    LiteratureTier,
-    Priors,
-    literature_tier,
-    open_literature,
-    own_paper,
-    prior_order,
-)
+from citefinder.pipeline.literature import LiteratureTier, literature_tier, open_literature, own_paper
 from citefinder.pipeline.pipeline import Pipeline
+from citefinder.pipeline.priors import NEWEST_NEEDS, Priors, prior_order
 from citefinder.select.fallback import ThresholdSelector
 from citefinder.sources.base import Lookup, SourceRecord
 from citefinder.types import Paper

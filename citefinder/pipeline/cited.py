@@ -1,5 +1,5 @@
 """How often the literature cites a paper: the count the literature tier's prior reads (a landmark paper first
-among near-equals, :class:`citefinder.pipeline.literature.Priors`).
+among near-equals, :class:`citefinder.pipeline.priors.Priors`).
 
 Two counts, the source's own first:
 
