@@ -371,7 +371,7 @@ def cmd_adjust(paths: list[Path], terms: list[str], write: bool = True) -> None:
     from sklearn.model_selection import GroupKFold
 
     sys.path.insert(0, str(ROOT / "bench"))
-    from calibration_eval import load_outcomes
+    from outcomes import load_outcomes
 
     from citefinder.rank.calibration import adjust_terms, default_calibration
 
