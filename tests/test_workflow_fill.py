@@ -15,7 +15,7 @@ from citefinder.cli.main import main
 from citefinder.text.slots import find_slots
 from citefinder.ui import paired_bib, state
 from citefinder.workflow import fill as workflow_fill
-from latex_support import assert_only_placeholders_changed
+from latex_support import assert_only_placeholders_changed, cited_keys
 
 pytestmark = pytest.mark.slow
 
@@ -59,6 +59,5 @@ def test_the_cli_and_the_cite_page_fill_through_the_workflow_with_the_same_keys(
     draft = next(b for b in at.get("download_button") if b.label.startswith("Download draft"))
     by_page = assert_only_placeholders_changed(original, downloads.data(draft).decode("utf-8"), slots)
 
-    assert sum(piece != original[s.start:s.end] for piece, s in zip(by_cli, sorted(slots, key=lambda s: s.start),
-                                                                     strict=True)) >= 12
+    assert len([k for piece in by_cli for k in cited_keys(piece)]) >= 12  # most slots filled
     assert by_page == by_cli  # the same key, in the draft's own command, in every slot

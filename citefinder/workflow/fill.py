@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,15 +41,15 @@ class FillRequest:
 
 @dataclass(frozen=True)
 class FillOutcome:
-    """What a fill chose: per slot the keys it is cited with (in cite order; a slot left out is unfilled),
-    the slots whose chosen paper has no key in the user's .bib, and (filling from the library) the .bib of
-    the chosen papers and how many entries it holds."""
+    """What a fill chose: the slot results, per slot the keys it is cited with (in cite order; a slot left
+    out is unfilled), the slots whose chosen paper has no key in the user's .bib, and (filling from the
+    library) the .bib of the chosen papers to write and how many entries it holds."""
 
+    results: tuple[SlotResult, ...]
     slot_keys: dict[int, list[str]]
     unkeyed: tuple[int, ...] = ()
     bib: str | None = None
     entries: int = 0
-    learned: int = field(default=0, compare=False)
 
 
 def read_draft(draft: Path) -> Any:
@@ -153,9 +153,9 @@ def choose_keys(results: Sequence[SlotResult], library: Any, *, bib_keys: set[st
     chosen = engine_choices(results)
     if bib_keys is not None:
         keys, unkeyed = keys_in_bibs(chosen, bib_keys, bibs, library)
-        return FillOutcome(slot_keys=keys, unkeyed=unkeyed)
+        return FillOutcome(tuple(results), slot_keys=keys, unkeyed=unkeyed)
     bib, keys, entries = bibliography_of(chosen, taken=lambda k: library.by_key(k) is not None)
-    return FillOutcome(slot_keys=keys, bib=bib, entries=entries)
+    return FillOutcome(tuple(results), slot_keys=keys, bib=bib, entries=entries)
 
 
 def filled_files(project: Any, slots: Sequence[Any], keys: Mapping[int, Sequence[str]],
