@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from citefinder.cli.outputs import project_plan, protect_inputs, said_backups
 from citefinder.errors import CitefinderError, InputError
+from citefinder.workflow import check as workflow_check
 
 
 def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -78,27 +79,22 @@ def _plan(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path
 
 def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path],
            progress: Callable[[str, str], Any], plan: Any) -> int:
-    from citefinder.check.draft import check_project, fitting_pairs
     from citefinder.check.report import markdown, table, to_json
     from citefinder.cli.fill import bib_library
     from citefinder.library.link import linked_files
-    from citefinder.pipeline.pipeline import Pipeline
     from citefinder.text.textsafe import terminal_safe
 
     reference = None
     if args.against is not None:
-        from citefinder.library.reference import ReferenceLibrary
-
-        reference = ReferenceLibrary.open(args.against)
+        reference = workflow_check.open_reference(args.against)
         print(f"reference: {reference.count} papers in {reference.folder}", file=sys.stderr)
     settings, library, _keys = bib_library(bibs, settings, explicit_library=args.library is not None)
     plan.protect("a file linked to the library", linked_files(library))
     plan.protect_folder("the library folder", library.path)
-    library.embedder.encode(["warm up"])
-    pipeline = Pipeline(settings, library)
+    pipeline = workflow_check.checking_pipeline(settings, library)
     update, close = progress("checking", "cite commands")
     try:
-        report = check_project(pipeline, project, bibs, reference=reference, progress=update)
+        report = workflow_check.check_draft(pipeline, project, bibs, reference=reference, progress=update)
     finally:
         close()
     for note in report.notes[:20]:
@@ -110,40 +106,25 @@ def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Pat
         plan.put(args.markdown, markdown(report, f"Citation check of {project.main.name}").encode("utf-8"))
     said_backups(plan.commit())  # --force keeps what it replaces
     if settings.learn_from_picks:  # the citations that fit, kept as the user wrote them, join the memory
-        from citefinder.text.written import cites_written
-
-        ours = cites_written([f.path for f in project.files])  # what CiteFinder wrote is not the user's choice
-        _learn(args, settings, library, project, lambda: fitting_pairs(project, report, ours), "check")
+        _learn(args.draft, library, lambda: workflow_check.learn_fitting(library, project, report, settings))
     return 1 if report.likely_wrong else 0
 
 
-def _learn(args: argparse.Namespace, settings: Any, library: Any, project: Any,
-           pairs: Callable[[], list[tuple[str, str]]], source: str) -> None:
+def _learn(draft: Path, library: Any, learn: Callable[[], int]) -> None:
     from citefinder.cli.contexts import learn_quietly
-    from citefinder.cli.fill import draft_name
-    from citefinder.library.contexts.api import learn_picks
 
-    learn_quietly(args.draft, lambda: learn_picks(library, pairs(), citing=draft_name(project), source=source,
-                                                  settings=settings), library=library.path)
+    learn_quietly(draft, learn, library=library.path)
 
 
 def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str, str], plan: Any,
          bibs: list[Path]) -> int:
-    from citefinder.check.draft import bib_entries, fix_changes, fix_project
+    from citefinder.check.draft import fix_changes
     from citefinder.cli.outputs import project_copies
     from citefinder.text.written import carried_cites, cites_written
 
     if args.json_out is not None or args.markdown is not None:
         raise InputError("--fix writes the fixed draft only (no check is run): drop --json/--markdown.")
-    if bibs:  # a key no .bib holds would leave the draft citing nothing
-        held = set(bib_entries(bibs)[0])
-        unknown = sorted({new for new in fixes.values() if new not in held})
-        if unknown:
-            raise InputError(f"{', '.join(unknown)}: no such key in {', '.join(b.name for b in bibs)}; "
-                             "nothing was written (add the entry to your .bib first).")
-    changed = fix_project(project, fixes)
-    if not changed:
-        raise InputError(f"{', '.join(fixes)}: no such citation in {project.main.name}; nothing to replace.")
+    changed = workflow_check.fixed_texts(project, fixes, bibs)
     # every file on the include path to a fixed file gets a copy naming the fixed copies: the fixed main file
     # compiles the fixed text; -o names the main file's copy
     copies = project_copies(project, changed, lambda i: args.output if i == 0 and args.output else
@@ -170,7 +151,6 @@ def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str,
 def _learn_fixes(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str, str]) -> None:
     """The replacements the user chose join the memory: each fixed citation's sentence with its new key's paper
     (in the library kept beside the .bib; a new key the .bib lacks teaches nothing)."""
-    from citefinder.check.draft import bib_entries, fixed_pairs, key_docs
     from citefinder.cli.fill import bib_library
 
     bibs = [b.expanduser().resolve() for b in args.bib or []] or [b for b in project.bibliographies if b.is_file()]
@@ -179,8 +159,8 @@ def _learn_fixes(args: argparse.Namespace, settings: Any, project: Any, fixes: d
         return
     try:
         settings, library, _keys = bib_library(bibs, settings, explicit_library=args.library is not None)
-        doc_of = key_docs(library, bib_entries(bibs)[0])
+        doc_of = workflow_check.key_docs(library, bibs)
     except CitefinderError as e:
         print(f"  not learned: {e}", file=sys.stderr)
         return
-    _learn(args, settings, library, project, lambda: fixed_pairs(project, fixes, doc_of), "check-fix")
+    _learn(args.draft, library, lambda: workflow_check.learn_fixes(library, project, fixes, doc_of, settings))

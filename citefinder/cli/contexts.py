@@ -111,43 +111,18 @@ def _existing_library(args: argparse.Namespace, settings: Any) -> Any:
 
 def _forget(args: argparse.Namespace, library: Any) -> int:
     """``contexts forget KEY``: the paper's learned picks in one draft (``--draft``; the only one holding any;
-    or every one with ``--all-drafts``); several drafts and no choice: say which, forget nothing."""
-    from citefinder.errors import InputError
-    from citefinder.library.contexts import api
+    or every one with ``--all-drafts``); several drafts and no choice: say which, forget nothing
+    (:func:`citefinder.workflow.learn.forget_paper`)."""
+    from citefinder.workflow.learn import forget_paper
 
-    paper = library.by_key(args.paper) or next(iter(library.get([args.paper])), None)
-    if paper is None:
-        raise InputError(f"{args.paper}: no paper of the library {library.path} has this key or doc_id; nothing was "
-                         "forgotten (picks learned by fill --bib and check are in the library beside the .bib: "
-                         "--bib REFS.bib).")
-    label = paper.key or paper.doc_id
-    holding = api.drafts_holding(library, paper.doc_id, args.sentence)
-    if args.draft is not None and args.all_drafts:
-        raise InputError("--draft forgets one draft's picks, --all-drafts every draft's: give one of them.")
-    if args.draft is not None:
-        drafts = [d for d in holding if d in draft_names(args.draft)]
-    elif args.all_drafts or len(holding) <= 1:
-        drafts = list(holding)
-    else:
-        listed = "; ".join(f"{d} ({n})" for d, n in holding.items())
-        raise InputError(f"{len(holding)} drafts hold learned picks of {label}: {listed}. Give --draft DRAFT (its "
-                         "main .tex or the name shown) or --all-drafts; nothing was forgotten.")
-    n = api.forget_picks(library, doc_id=paper.doc_id, containing=args.sentence, citing=drafts) if drafts else 0
-    where = f" in {', '.join(drafts)}" if drafts else ""
+    done = forget_paper(library, args.paper, sentence=args.sentence, draft=args.draft, all_drafts=args.all_drafts)
+    n, label = done.count, done.label
+    where = f" in {', '.join(done.drafts)}" if done.drafts else ""
     print(f"forgot {n:,} learned pick{'s' if n != 1 else ''} of {label}{where}; the memory of the library "
-          f"{library.path} holds {api.memory_counts(library)['contexts']:,} contexts")
-    if not n and holding:
-        print(f"  the drafts holding picks of {label}: {', '.join(holding)}", file=sys.stderr)
+          f"{library.path} holds {done.contexts:,} contexts")
+    if not n and done.holding:
+        print(f"  the drafts holding picks of {label}: {', '.join(done.holding)}", file=sys.stderr)
     return 0 if n else 1
-
-
-def draft_names(draft: str) -> set[str]:
-    """The names the memory may know ``--draft`` by: an existing file is ``fill``'s and ``check``'s draft
-    (``draft:`` + its resolved path); anything else is a name as listed (``draft:paper.tex``, the Cite page's)."""
-    path = Path(draft).expanduser()
-    if path.is_file():
-        return {f"draft:{path.resolve()}"}
-    return {draft, f"draft:{draft}"}
 
 
 Update = Callable[[int, int | None], None]

@@ -20,12 +20,14 @@ from typing import Any, Callable
 
 from citefinder.cli import literature as cli_literature
 from citefinder.cli.outputs import cited_name, project_plan, protect_inputs, said_backups
-from citefinder.errors import CitefinderError, InputError
+from citefinder.errors import InputError
 from citefinder.types import Paper, SlotResult
+from citefinder.workflow import fill as workflow_fill
+from citefinder.workflow.fill import FillRequest, draft_name
 
 log = logging.getLogger(__name__)
 
-__all__ = ["add_fill_arguments", "cited_name", "output_flags", "run_fill", "run_link", "slot_lines"]
+__all__ = ["add_fill_arguments", "cited_name", "draft_name", "output_flags", "run_fill", "run_link", "slot_lines"]
 
 
 def add_fill_arguments(p: argparse.ArgumentParser) -> None:
@@ -71,25 +73,9 @@ def output_flags(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
 
 
 def read_draft(draft: Path) -> Any:
-    """The draft as a :class:`~citefinder.text.project.Project` (a PDF: its text, a project of no file)."""
-    from citefinder.text.drafts import SUPPORTED, TEXT_SUFFIXES, extract_draft_text
-    from citefinder.text.project import Project, Segment, SourceFile, read_project
-
-    if draft.suffix.lower() == ".pdf":
-        try:
-            data = draft.read_bytes()
-        except OSError as e:
-            raise CitefinderError(f"Cannot read the draft {draft}: {e}") from e
-        text = extract_draft_text(data, draft.name)
-        source = SourceFile(draft.expanduser().resolve(), text, "utf-8")
-        return Project((source,), text, (Segment(0, len(text), 0, 0),), latex=False)
-    if not draft.name.lower().endswith(TEXT_SUFFIXES):
-        raise InputError(f"{draft.name}: unsupported file type; upload {SUPPORTED}.")
-    if not draft.is_file():
-        raise CitefinderError(f"Cannot read the draft {draft}: no such file.")
-    project = read_project(draft)
-    if not project.text.strip():
-        raise InputError(f"{draft.name} is empty.")
+    """The draft as a :class:`~citefinder.text.project.Project` (:func:`citefinder.workflow.fill.read_draft`),
+    the files it names but could not be read said on stderr."""
+    project = workflow_fill.read_draft(draft)
     for line in project.missing:
         print(f"  not read: {line}", file=sys.stderr)
     return project
@@ -97,7 +83,6 @@ def read_draft(draft: Path) -> Any:
 
 def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[Any], Any],
              progress: Callable[[str, str], Any]) -> int:
-    from citefinder.library.bibtex import papers_to_bibtex
     from citefinder.library.link import library_beside, linked_files
     from citefinder.text.fill import normalize_command, unfilled_report
 
@@ -150,36 +135,29 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     plan.protect("a file linked to the library", linked_files(pipeline.library))
     plan.protect_folder("the library folder", pipeline.library.path)
     cli_literature.attach(lit, settings, pipeline)
+    request = FillRequest(text, latex=project.latex or None, command=command)
     update, close = progress("filling slots", "slots")
     try:
-        results = pipeline.cite_text(text, progress=lambda done, total, _r: update(done, total),
-                                     latex=project.latex or None)
+        results = workflow_fill.run_slots(pipeline, request, progress=lambda done, total, _r: update(done, total))
     finally:
         close()
     results = cli_literature.with_keys_to_be(results, pipeline.library, bib_keys, lit)
     if project.latex and settings.learn_from_picks:  # the cites the user already wrote join the memory
         from citefinder.cli.contexts import learn_quietly
-        from citefinder.train.contexts import learn_filled_cites
 
-        learn_quietly(args.draft, lambda: learn_filled_cites(pipeline.library, project, citing=draft_name(project),
-                                                             settings=settings), library=pipeline.library.path)
-    # each slot's papers in cite order: the engine's pick, and a second paper when it proposes one
-    chosen = {r.slot.index: list(r.selection.papers) for r in results
-              if r.slot is not None and r.selection.status == "found" and r.selection.papers}
+        learn_quietly(args.draft, lambda: workflow_fill.learn_written_cites(pipeline.library, project, settings),
+                      library=pipeline.library.path)
     slots = [r.slot for r in results if r.slot is not None]
-    slot_keys: dict[int, list[str]]
-    if bib_keys is not None:
-        slot_keys = _keys_in_bibs(chosen, bib_keys, bibs, pipeline.library)
-    else:
-        library = pipeline.library
-        # the user's own .bib entries byte for byte, the others as complete BibTeX (citefinder.library.bibtex)
-        unique = list({p.doc_id: p for i in sorted(chosen) for p in chosen[i]}.values())
-        bib, keys = papers_to_bibtex(unique, taken=lambda k: library.by_key(k) is not None)
+    outcome = workflow_fill.choose_keys(results, pipeline.library, bib_keys=bib_keys, bibs=bibs)
+    for i in outcome.unkeyed:
+        print(f"  slot {i + 1}: the chosen paper has no key in {', '.join(b.name for b in bibs)}; left unfilled",
+              file=sys.stderr)
+    slot_keys = outcome.slot_keys
+    if outcome.bib is not None:  # the user's own .bib entries byte for byte, the others as complete BibTeX
         assert bib_out is not None
-        plan.put(bib_out, bib.encode("utf-8"))
-        slot_keys = {i: list(dict.fromkeys(keys[p.doc_id] for p in ps)) for i, ps in chosen.items()}
+        plan.put(bib_out, outcome.bib.encode("utf-8"))
     slot_keys = cli_literature.add_picked(lit, results, slot_keys, plan, pipeline.library, bib_keys)
-    written = _put_filled(plan, project, slots, slot_keys, command, outputs, in_place=args.in_place)
+    written = _put_filled(plan, project, slots, slot_keys, request.command, outputs, in_place=args.in_place)
     if args.json_out:
         rows = [{**r.to_dict(), "cite_keys": slot_keys.get(r.slot.index, []) if r.slot else [],
                  "cite_key": next(iter(slot_keys.get(r.slot.index) or []), None) if r.slot else None,
@@ -193,7 +171,7 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     where = f"; filled draft written to {written[0]}" if written else ""
     more = f" (and {len(written) - 1} more files: {', '.join(str(p) for p in written[1:])})" if len(written) > 1 else ""
     if bib_keys is None:
-        print(f"{len(slot_keys)} of {len(slots)} slots filled; {len(unique)} entries written to "
+        print(f"{len(slot_keys)} of {len(slots)} slots filled; {outcome.entries} entries written to "
               f"{bib_out}{where}{more}")
     else:
         print(f"{len(slot_keys)} of {len(slots)} slots filled with keys of {', '.join(str(b) for b in bibs)}"
@@ -201,12 +179,6 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
     for line in unfilled_report(slots, slot_keys):
         print(f"  {line}")
     return 0
-
-
-def draft_name(project: Any) -> str:
-    """The draft's name in the memory (its citations are co-cited with each other): its resolved path, so two
-    projects whose main file is ``main.tex`` are two drafts."""
-    return f"draft:{project.main}"
 
 
 def _named_bibs(project: Any) -> list[Path]:
@@ -261,7 +233,7 @@ def _put_filled(plan: Any, project: Any, slots: list[Any], keys: Mapping[int, Se
 
     if not outputs:
         return []
-    changed = project.fill(slots, keys, command=command)
+    changed = workflow_fill.filled_files(project, slots, keys, command)
     namer = _namer(project, None, in_place=in_place)
     copies = project_copies(project, changed, lambda i: outputs.get(i) or namer(i), always=[0])
     ours = cites_written(f.path for f in project.files)
@@ -277,29 +249,6 @@ def _put_filled(plan: Any, project: Any, slots: list[Any], keys: Mapping[int, Se
                  cites=[*new_cites(source.text, text), *carried_cites(source.text, text, ours.of(source.path))])
         written.append(path)
     return written
-
-
-def _keys_in_bibs(chosen: dict[int, list[Paper]], bib_keys: set[str], bibs: list[Path],
-                  library: Any) -> dict[int, list[str]]:
-    """Each slot's chosen papers' keys in the user's .bib: a paper's stored key, or the key the .bib gives
-    the same work now (a stored key that left the file while the work stayed under another key is
-    followed). A slot none of whose papers has a key is left out (and said)."""
-    from citefinder.library.link import keys_by_doc
-
-    now: dict[str, str] = {}
-    for bib in bibs:
-        for doc_id, linked_key in keys_by_doc(library, bib).items():
-            if linked_key in bib_keys:
-                now.setdefault(doc_id, linked_key)
-    out: dict[int, list[str]] = {}
-    for i, papers in chosen.items():
-        keys = [k for p in papers if (k := p.key if p.key and p.key in bib_keys else now.get(p.doc_id))]
-        if keys:
-            out[i] = list(dict.fromkeys(keys))
-        else:
-            print(f"  slot {i + 1}: the chosen paper has no key in {', '.join(b.name for b in bibs)}; left unfilled",
-                  file=sys.stderr)
-    return out
 
 
 def slot_lines(project: Any, results: list[SlotResult], keys: Mapping[int, Sequence[str]], command: str,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from citefinder.check.draft import CheckReport, check_project
+from citefinder.check.draft import CheckReport
 from citefinder.check.model import DOUBTFUL, FITS, WRONG, default_model
 from citefinder.check.report import markdown, to_json
 from citefinder.check.run import CheckedCitation
@@ -27,6 +27,7 @@ from citefinder.text.project import Project, Segment, SourceFile
 from citefinder.ui import paired_bib, state
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.render import error_box
+from citefinder.workflow import check as workflow_check
 
 TEX = "check_tex_upload"
 BIB = "check_bib_upload"
@@ -74,7 +75,7 @@ def run_check(settings: Settings) -> None:
         def progress(done: int, total: int) -> None:
             bar.progress(done / max(1, total), text=f"Checking citations: {done} of {total} cite commands")
 
-        report = check_project(pipeline, project, [saved], progress=progress)
+        report = workflow_check.check_draft(pipeline, project, [saved], progress=progress)
         bar.empty()
     except CitefinderError as e:
         error_box(e)

@@ -3,7 +3,8 @@
 Pure functions (no streamlit): ``choices`` maps slot index -> the doc_ids the slot cites, in cite order
 (one doc_id, or None = leave the slot unfilled, are read too); it starts as the selector's picks and the
 user may override any of them. Papers read from the user's .bib are written as their own entries, byte
-for byte (:mod:`citefinder.library.bibtex`), in citation order or in the order of their file.
+for byte (:mod:`citefinder.library.bibtex`), in citation order or in the order of their file. The .bib and
+the filled text are made by the workflow (:mod:`citefinder.workflow.fill`), as ``citefinder fill`` makes them.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import PurePath
 from typing import Literal
 
-from citefinder.library.bibtex import papers_to_bibtex
-from citefinder.text.fill import DEFAULT_COMMAND, fill_draft, keys_of
+from citefinder.text.fill import DEFAULT_COMMAND, keys_of
 from citefinder.types import Paper, SlotResult
 from citefinder.ui.picks import as_ids
+from citefinder.workflow import fill as workflow_fill
 
 Choices = Mapping[int, "str | Sequence[str] | None"]
 Order = Literal["cited", "file"]
@@ -93,23 +94,17 @@ def bibliography(
         ids = list(dict.fromkeys(p.doc_id for papers in chosen.values() for p in papers))
         now = {p.doc_id: p for p in current(ids)} if ids else {}
         chosen = {i: [now.get(p.doc_id, p) for p in papers] for i, papers in chosen.items()}
-    unique = list({p.doc_id: p for i in sorted(chosen) for p in chosen[i]}.values())
-    if not unique:
+    if not any(chosen.values()):
         return "", {}
-    if order == "file":
-        cited = {p.doc_id: n for n, p in enumerate(unique)}
-        unique.sort(key=lambda p: (p.position is None, p.source or "", p.position or 0, cited[p.doc_id]))
-    bib, key_of = papers_to_bibtex(unique, taken=taken)
-    return bib, {i: ",".join(dict.fromkeys(key_of[p.doc_id] for p in papers if p.doc_id in key_of))
-                 for i, papers in chosen.items()}
+    bib, keys, _entries = workflow_fill.bibliography_of(chosen, taken=taken, order=order)
+    return bib, {i: ",".join(cited) for i, cited in keys.items()}
 
 
 def filled_draft(text: str, results: Sequence[SlotResult], keys: Mapping[int, str | Sequence[str]], *,
                  command: str = DEFAULT_COMMAND) -> str:
     """The draft with every slot that has a key filled: in the draft's own cite command
     (``\\citep{?}`` -> ``\\citep{key}``), a plain [CITATION] in ``command``."""
-    slots = [r.slot for r in results if r.slot is not None]
-    return fill_draft(text, slots, dict(keys), command=command)
+    return workflow_fill.filled_text(text, results, keys, command=command)
 
 
 def cite_snippet(result: SlotResult, key: str | Sequence[str], command: str = DEFAULT_COMMAND) -> str:

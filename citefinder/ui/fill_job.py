@@ -20,6 +20,8 @@ from citefinder.text.slots import find_slots
 from citefinder.types import Paper, Slot, SlotResult
 from citefinder.ui.picks import Carry, Picks, SetAside, carry_over
 from citefinder.ui.workspace import Draft, save_draft
+from citefinder.workflow import fill as workflow_fill
+from citefinder.workflow.fill import FillRequest
 
 if TYPE_CHECKING:
     from citefinder.pipeline.pipeline import Pipeline
@@ -55,7 +57,8 @@ class Snapshot:
 
 
 class FillJob:
-    """``pipeline.cite_text(text)`` on a daemon thread; thread-safe snapshots of its progress."""
+    """The workflow's :func:`~citefinder.workflow.fill.run_slots` over ``text`` on a daemon thread; thread-safe
+    snapshots of its progress."""
 
     def __init__(self, pipeline: "Pipeline", text: str, *, source_name: str | None = None,
                  library_folder: str | Path | None = None, total: int = 0, kept: Kept | None = None,
@@ -108,7 +111,7 @@ class FillJob:
 
     def _run(self) -> None:
         try:
-            self.pipeline.cite_text(self.text, progress=self._progress)
+            workflow_fill.run_slots(self.pipeline, FillRequest(self.text), progress=self._progress)
         except FillCancelled:
             log.info("fill cancelled by the user")
         except CitefinderError as e:

@@ -5,4 +5,8 @@ export, learn from picks, forget: each is a function or a small class here with 
 results. ``citefinder.cli`` turns arguments into these calls and their results into lines;
 ``citefinder.ui`` draws and reacts. This package imports neither face (import-linter's layers in
 pyproject.toml), as JabRef's ``cli -> logic <- gui``.
+
+Modules: ``fill`` (a draft's slots run, keys chosen, filled text), ``check`` (a draft's citations checked,
+``--fix``), ``learn`` (picks learned and forgotten), ``bib_library`` (a .bib's library), ``enrich`` (entries
+completed), ``add_paper`` (a literature paper added).
 """

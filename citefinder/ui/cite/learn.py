@@ -44,12 +44,8 @@ def teach(library: Any, results: Sequence[SlotResult], draft: str, before: Mappi
     """The memory work of a change of the picks of ``draft`` (the name its picks are learned under): a pick the
     user removed is forgotten in this draft only (the same pick learned in another draft, or by ``fill`` and
     ``check``, stays); a new pick is learned. Returns how many pairs were new."""
-    from citefinder.library.contexts.api import forget_picks, learn_picks
+    from citefinder.workflow.learn import learn_change
 
     pairs = picks.learned_pairs(results, before, after)
     taken_back = picks.unlearned_pairs(results, before, after)
-    if taken_back:
-        forget_picks(library, taken_back, citing=draft, source=picks.PICK_SOURCE)
-    if not pairs:
-        return 0
-    return learn_picks(library, pairs, citing=draft, source=picks.PICK_SOURCE, settings=settings)
+    return learn_change(library, draft, pairs, taken_back, settings, source=picks.PICK_SOURCE)
