@@ -45,6 +45,8 @@ When = Literal["unsure", "always"]
 WHEN: tuple[When, ...] = ("unsure", "always")
 # The agents that read a literature library: the user's own keys and citation memory are not the literature's.
 LITERATURE_AGENTS = ("bm25", "dense", "title", "names", "names-weak", "authors", "near", "context", "draft")
+# The literature's own dense first pass (index/static.py): asked of every literature library, skipped without them.
+STATIC_AGENTS = ("static", "static-context", "static-draft")
 SHOWN = 10  # literature papers offered per slot
 SOURCE_K = 30  # records asked of an online source per slot
 SOURCE_WEIGHT = 0.3  # the source's own order in the fusion (untuned: no online source was measured)
@@ -73,6 +75,7 @@ def literature_settings(settings: "Settings") -> "Settings":
     from citefinder.retrieve.registry import agent_names
 
     agents = tuple(a for a in agent_names(settings) if a in LITERATURE_AGENTS) or LITERATURE_AGENTS
+    agents += tuple(a for a in STATIC_AGENTS if a not in agents)
     return settings.model_copy(update={"agents": agents, "suggest_sample": True, "llm_model": None,
                                        "llm_rewrite": False, "second_paper": False, "reranker": None})
 
