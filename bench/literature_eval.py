@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared/data"
+DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared/data"))
 
 
 class GoldWorks:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared/data"
+DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared/data"))
 WEIGHT_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 K_GRID = (1, 3, 5, 10, 20, 30, 60)
 # "newer" stays >= 0.2: a paper newer than all the user's is shown lower, never pushed out of view (a library
