@@ -118,7 +118,8 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
                 continue
             pipeline.exclude = base | frozenset(own_gold) if removed else base
             start = time.perf_counter()
-            result = pipeline.cite_slot(slot, draft=draft)
+            result = pipeline.cite_slot(slot, draft=draft) if not getattr(args, "lit_only", False) else lit_only(slot,
+                                                                                                            draft)
             own_s = time.perf_counter() - start
             select = result.trace("select")
             top = select.top[0].score if select is not None and select.top else 0.0
@@ -170,6 +171,20 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
             # the removed slots as tune.py's outcomes: the gold is the cited paper's literature records
             "outcomes": [{"id": r["id"], "answerable": True, "gold": r["lit_gold"], "lists": r["lists"]}
                          for r in rows if r["removed"]]}
+
+
+def lit_only(slot: Any, draft: str) -> Any:
+    """The slot's query as the pipeline makes it (reformulate, the draft's context), the user's own ranking left
+    out: with the tier asked for every slot its literature depends on the query and the user's papers alone."""
+    from dataclasses import replace
+
+    from citefinder.retrieve.query.reformulate import reformulate
+    from citefinder.types import Selection, SlotResult
+
+    query, _ = reformulate(slot)
+    if draft:
+        query = replace(query, draft=f"{slot.heading}. {draft}" if slot.heading else draft)
+    return SlotResult(slot, query, (), Selection("not_found"), ())
 
 
 def lit_settings(settings, args: argparse.Namespace):  # noqa: ANN001, ANN201 - bench helper
@@ -307,6 +322,9 @@ def main() -> int:
                    help="the literature's own order (neutral priors): what literature_tune.py tunes on")
     p.add_argument("--removed-only", action="store_true",
                    help="only the slots whose gold is removed (the discovery figures; no own-paper figures)")
+    p.add_argument("--lit-only", action="store_true",
+                   help="with --removed-only: the literature's ranking alone, the user's own pipeline not run (the tier "
+                        "asked for every slot ranks the same; no own-paper or unsure figures)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
