@@ -323,8 +323,8 @@ def main() -> int:
     p.add_argument("--removed-only", action="store_true",
                    help="only the slots whose gold is removed (the discovery figures; no own-paper figures)")
     p.add_argument("--lit-only", action="store_true",
-                   help="with --removed-only: the literature's ranking alone, the user's own pipeline not run (the tier "
-                        "asked for every slot ranks the same; no own-paper or unsure figures)")
+                   help="with --removed-only: the literature's ranking alone, the user's own pipeline not run "
+                        "(the tier asked for every slot ranks the same; no own-paper or unsure figures)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from citefinder.config import Settings
     from citefinder.library.store import Library
 
-NO_VECTORS = "no static vectors (build them with `citefinder library embed --static`)"
+NO_VECTORS = "no static vectors (a literature library gets them with `citefinder library embed --static`)"
 
 
 class StaticAgent(TextAgent):
