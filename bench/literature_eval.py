@@ -121,7 +121,8 @@ def drafts(args: argparse.Namespace, make_search: Any = None, variants: Any = No
                 continue
             pipeline.exclude = base | frozenset(own_gold) if removed else base
             start = time.perf_counter()
-            result = pipeline.cite_slot(slot, draft=draft, draft_slots=len(gold_lines))  # as a fill of the draft
+            result = (pipeline.cite_slot(slot, draft=draft, draft_slots=len(gold_lines))  # as a fill of the draft
+                      if not getattr(args, "lit_only", False) else lit_only(slot, draft))
             own_s = time.perf_counter() - start
             select = result.trace("select")
             top = select.top[0].score if select is not None and select.top else 0.0
@@ -188,6 +189,20 @@ def kept_out(slot_id: str, share: float) -> bool:
     import hashlib
 
     return share >= 1.0 or int(hashlib.sha1(f"removed:{slot_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < share
+
+
+def lit_only(slot: Any, draft: str) -> Any:
+    """The slot's query as the pipeline makes it (reformulate, the draft's context), the user's own ranking left
+    out: with the tier asked for every slot its literature depends on the query and the user's papers alone."""
+    from dataclasses import replace
+
+    from citefinder.retrieve.query.reformulate import reformulate
+    from citefinder.types import Selection, SlotResult
+
+    query, _ = reformulate(slot)
+    if draft:
+        query = replace(query, draft=f"{slot.heading}. {draft}" if slot.heading else draft)
+    return SlotResult(slot, query, (), Selection("not_found"), ())
 
 
 def lit_settings(settings, args: argparse.Namespace):  # noqa: ANN001, ANN201 - bench helper
@@ -333,6 +348,9 @@ def main() -> int:
     p.add_argument("--only-filled", action="store_true",
                    help="drafts: ask the literature only for slots the selector filled (what the open-world check "
                         "reads; the discovery figures then count those slots only)")
+    p.add_argument("--lit-only", action="store_true",
+                   help="with --removed-only: the literature's ranking alone, the user's own pipeline not run "
+                        "(the tier asked for every slot ranks the same; no own-paper or unsure figures)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 

@@ -119,3 +119,17 @@ def run_embed(lib: Any) -> int:
     rate = f" in {elapsed:.1f} s ({n / elapsed:.1f} papers/s)" if n and elapsed > 0 else ""
     print(f"embedded {n} papers{where}{rate}; {lib.embedded_count()} of {lib.count()} papers have dense vectors")
     return 0
+
+
+def run_embed_static(lib: Any) -> int:
+    """Build the library's static vectors (:func:`citefinder.index.static.build_static`); say how long it took."""
+    from citefinder.index.static import build_static
+
+    update, close = progress_bar("static vectors", "papers")
+    try:
+        built = build_static(lib, progress=update)
+    finally:
+        close()
+    print(f"static vectors of {built.papers} papers in {built.seconds:.1f} s ({built.folder}); "
+          f"{lib.embedded_count()} of {lib.count()} papers have MiniLM vectors")
+    return 0

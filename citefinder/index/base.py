@@ -90,6 +90,7 @@ class DerivedIndexes:
         self.root = Path(root) / INDEXES_DIR if root is not None else None
         self._read = tuple(Path(r) / INDEXES_DIR for r in read)
         self._cache: dict[str, tuple[str, Any]] = {}
+        self._missing: dict[str, str] = {}  # kind -> the stamp :meth:`saved` found no index for
         self._lock = threading.RLock()
 
     def get(self, kind: IndexKind, library: "PaperSource") -> Any:
@@ -116,6 +117,24 @@ class DerivedIndexes:
                     log.info("could not save derived index %s (%s); kept in memory", kind.name, e)
             self._cache[kind.name] = (stamp, index)
             return index
+
+    def saved(self, kind: IndexKind, library: "PaperSource") -> Any:
+        """The index when one is current in memory or on disk, else None: never built here (an index too costly
+        to build as a side effect of a search, built by a command of its own)."""
+        stamp = f"{_source_stamp(kind, library)}/{kind.version}"
+        cached = self._cache.get(kind.name)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        if self._missing.get(kind.name) == stamp:
+            return None
+        with self._lock:
+            for root in self._read + ((self.root,) if self.root is not None else ()):
+                index = _load_current(kind, root / kind.name, stamp, library)
+                if index is not None:
+                    self._cache[kind.name] = (stamp, index)
+                    return index
+            self._missing[kind.name] = stamp
+            return None
 
     def rebuild(self, kinds: list[IndexKind], library: "PaperSource") -> None:
         """Build every kind for the current generation (called after a write)."""

@@ -52,6 +52,8 @@ WHEN: tuple[When, ...] = ("unsure", "always")
 # the memory agents read the literature folder's own memory (skipped, saying why, in a folder without one).
 LITERATURE_AGENTS = ("bm25", "dense", "title", "names", "names-weak", "authors", "near", "context", "draft")
 MEMORY_AGENTS = ("cited-as", "cited-like")
+# The literature's own dense first pass (index/static.py): asked of every literature library, skipped without them.
+STATIC_AGENTS = ("static", "static-context", "static-draft")
 SHOWN = 10  # literature papers offered per slot
 SOURCE_K = 30  # records asked of an online source per slot
 SOURCE_WEIGHT = 0.3  # the source's own order in the fusion (untuned: no online source was measured)
@@ -83,6 +85,7 @@ def literature_settings(settings: "Settings") -> "Settings":
 
     known = LITERATURE_AGENTS + MEMORY_AGENTS
     agents = tuple(a for a in agent_names(settings) if a in known) or known
+    agents += tuple(a for a in STATIC_AGENTS if a not in agents)
     return settings.model_copy(update={"agents": agents, "suggest_sample": True, "llm_model": None,
                                        "llm_rewrite": False, "second_paper": False, "reranker": None})
 

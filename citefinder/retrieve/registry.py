@@ -45,6 +45,7 @@ from citefinder.retrieve.agents.draft import DraftAgent
 from citefinder.retrieve.agents.keys import KeysAgent
 from citefinder.retrieve.agents.names import CITED_NAMES, NamesAgent
 from citefinder.retrieve.agents.near import NearAgent
+from citefinder.retrieve.agents.static import StaticAgent, StaticContextAgent, StaticDraftAgent
 from citefinder.retrieve.agents.title import TitleAgent
 from citefinder.retrieve.base import Agent
 
@@ -91,6 +92,12 @@ AGENTS: dict[str, AgentSpec] = {
     "co-cited": AgentSpec(CoCitedAgent, "papers cited together with the draft's citations near the slot",
                           (COCITATIONS,)),
     "cited-often": AgentSpec(CitedOftenAgent, "how often the memory cites a paper (a prior)", (COCITATIONS,)),
+    # over the static vectors (index/static.py): a literature library's dense first pass, built by `library embed
+    # --static`, never as a side effect (no index listed here); they skip, saying so, where there are none
+    "static": AgentSpec(StaticAgent, "the sentence by the static embedding (distilled MiniLM)", default=False),
+    "static-context": AgentSpec(StaticContextAgent, "the sentence with its neighbours by the static embedding",
+                                default=False),
+    "static-draft": AgentSpec(StaticDraftAgent, "the draft's topic by the static embedding", default=False),
 }
 
 
