@@ -55,7 +55,7 @@ def main() -> None:
     args = ap.parse_args()
     offline_environment()
     from citefinder.library.bm25index import BM25Index, bm25_text
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
     from citefinder.library.records import embedding_text
     from citefinder.library.store import Library
     from citefinder.types import Paper

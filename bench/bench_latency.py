@@ -38,7 +38,7 @@ def main() -> None:
     args = ap.parse_args()
     offline_environment()
     if args.no_pin:
-        from citefinder.library import embedder
+        from citefinder.library.encoders import embedder
 
         embedder.SINGLE_THREAD_MAX_TEXTS = 0
     from citefinder.evaluate import load_items

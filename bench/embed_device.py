@@ -36,7 +36,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     offline_environment()
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
     from citefinder.library.readers import read_papers
     from citefinder.library.records import embedding_text
     from citefinder.types import Paper

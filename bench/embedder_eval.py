@@ -122,7 +122,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from citefinder.config import offline_environment
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
     from citefinder.train.embedder.pack import load_pairs
     from citefinder.train.embedder.validate import held_out_set
 

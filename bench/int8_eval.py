@@ -132,7 +132,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from citefinder.config import offline_environment
-    from citefinder.library.embedder import MINILM, MINILM_INT8, Embedder
+    from citefinder.library.encoders.embedder import MINILM, MINILM_INT8, Embedder
 
     offline_environment()
     encoders = {"fp32": Embedder(MINILM, 256, args.batch_size), "int8": Embedder(MINILM_INT8, 256, args.batch_size)}

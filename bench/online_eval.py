@@ -223,7 +223,7 @@ class Prefix:
 
 def memo_embedder(settings: Any) -> Any:
     """An embedder that encodes each text once (the variants embed the same records again and again)."""
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
 
     class Memo(Embedder):
         seen: dict[str, Any] = {}

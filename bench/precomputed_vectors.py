@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--vectors", type=Path, required=True)
     args = ap.parse_args()
     from citefinder.config import Settings, offline_environment
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
     from citefinder.library.store import Library
 
     offline_environment()

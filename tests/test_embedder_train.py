@@ -16,8 +16,8 @@ from onnx_support import minilm_gather_folder
 
 from citefinder.config import Settings
 from citefinder.errors import ModelLoadError
-from citefinder.library import bert, onnx_encoder
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders import bert, onnx_encoder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.rank.cards import read_card
 from citefinder.retrieve.agents.dense import dense_text
 from citefinder.retrieve.query.reformulate import reformulate
@@ -158,7 +158,7 @@ def test_trained_model_is_a_library_embedder_of_the_default_shape(tiny_training)
     pairs, result = tiny_training
     folder = result.path
     assert folder.is_dir() and not folder.with_name(folder.name + ".partial").exists()
-    assert bert.supports(folder)  # loads on library/bert.py, like the default MiniLM
+    assert bert.supports(folder)  # loads on library/encoders/bert.py, like the default MiniLM
     card = read_card(folder)
     assert card["citefinder_embedder"] == 1 and card["base_model"] == "minilm" and card["name"] == "model"
     assert len(pairs) == 24  # every record has a title and a query

@@ -13,7 +13,7 @@ import pytest
 from citefinder.config import Settings
 from citefinder.errors import ImportInterrupted
 from citefinder.library import writes
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.store import Library
 from citefinder.types import Paper
 

@@ -1,4 +1,4 @@
-"""The int8 encoder (library/int8.py): built once from the PyPI MiniLM into the cache, close to the fp32
+"""The int8 encoder (library/encoders/int8.py): built once from the PyPI MiniLM into the cache, close to the fp32
 vectors text by text, recorded by the library that it wrote, and never mixed with fp32 vectors."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import pytest
 from citefinder.config import Settings
 from citefinder.errors import EmbedderMismatchError
 from citefinder.index.vectors import dense_search
-from citefinder.library import int8
-from citefinder.library.bert import BertEncoder
-from citefinder.library.embedder import MINILM, MINILM_INT8, Embedder, resolve_model
+from citefinder.library.encoders import int8
+from citefinder.library.encoders.bert import BertEncoder
+from citefinder.library.encoders.embedder import MINILM, MINILM_INT8, Embedder, resolve_model
+from citefinder.library.encoders.onnx_encoder import OnnxEncoder
 from citefinder.library.manifest import read_manifest
-from citefinder.library.onnx_encoder import OnnxEncoder
 from citefinder.types import Paper
 
 pytest.importorskip("onnx", reason="building the int8 encoder needs the onnx package (pyproject dependency)")
@@ -134,7 +134,7 @@ def test_the_embedder_name_loads_the_cached_int8_folder(cache: Path, monkeypatch
 def test_int8_queries_over_fp32_vectors_only_where_measured_and_traced(tmp_path: Path, cache: Path,
                                                                          monkeypatch) -> None:
     from citefinder.index import vectors
-    from citefinder.library import embedder as embedder_module
+    from citefinder.library.encoders import embedder as embedder_module
     from citefinder.library.store import Library
     from citefinder.retrieve.agents.dense import DenseAgent
     from citefinder.types import StageTrace

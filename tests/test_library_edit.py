@@ -9,7 +9,7 @@ from citefinder.config import Settings
 from citefinder.errors import LibraryError
 from citefinder.index.vectors import dense_search
 from citefinder.library.edit import edit_paper, parse_authors, parse_year
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.review import import_reviewed
 from citefinder.library.store import Library
 from citefinder.types import Paper

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from citefinder.config import Settings
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.link import link_file, linked_files, open_library, sync_all, unlink_file
 from citefinder.library.store import Library
 

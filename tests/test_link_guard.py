@@ -11,7 +11,7 @@ import pytest
 
 from citefinder.cli.main import main
 from citefinder.config import Settings
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.link import link_file, sync_all
 from citefinder.library.store import Library
 

@@ -12,8 +12,8 @@ import pytest
 from test_embedder_train import _real_pairs, _write_jsonl
 
 from citefinder.config import Settings
-from citefinder.library.embedder import MINILM, MPNET, Embedder
-from citefinder.library.query_side import SAME, query_side
+from citefinder.library.encoders.embedder import MINILM, MPNET, Embedder
+from citefinder.library.encoders.query_side import SAME, query_side
 from citefinder.rank.cards import read_card
 from citefinder.train.embedder.pack import load_pairs
 from citefinder.train.embedder.query_only import QueryOnlyConfig, document_pool, train_query_encoder

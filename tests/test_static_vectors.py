@@ -16,7 +16,7 @@ from literature_support import build_literature, literature_records, snapshot
 from citefinder.cli.main import main
 from citefinder.config import Settings
 from citefinder.index.static import STATIC_VECTORS, saved_static, static_search
-from citefinder.library.static import FOLDER, STATIC_MINILM, card, static_encoder
+from citefinder.library.encoders.static import FOLDER, STATIC_MINILM, card, static_encoder
 from citefinder.pipeline.literature import STATIC_AGENTS, LibraryLiterature
 from citefinder.types import Query
 
@@ -45,7 +45,7 @@ def test_the_static_model_is_in_the_package_and_loads_offline(tmp_path):
     assert about["dims"] == 256 and "model2vec" in about["method"] and about["command"]
     assert (FOLDER / "model.safetensors").stat().st_size < 20_000_000  # shipped small
     # a fresh process with the hub offline and no cache of any model: the package's folder alone
-    code = ("from citefinder.library.static import static_encoder; "
+    code = ("from citefinder.library.encoders.static import static_encoder; "
             "print(static_encoder().encode(['attention is all you need']).shape)")
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "HOME": str(tmp_path), "HF_HOME": str(tmp_path / "hf"), "CITEFINDER_CACHE": str(tmp_path / "c")}

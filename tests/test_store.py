@@ -15,7 +15,7 @@ import pytest
 from citefinder.config import Settings
 from citefinder.errors import EmbedderMismatchError
 from citefinder.index.vectors import dense_search
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.store import Library
 
 pytestmark = pytest.mark.slow
@@ -239,7 +239,7 @@ def test_deferred_embedding_is_searchable_at_once_and_resumable(
 def test_query_encoding_runs_on_one_thread_and_matches_bulk(shared_embedder, monkeypatch) -> None:
     import torch
 
-    from citefinder.library.bert import BertEncoder
+    from citefinder.library.encoders.bert import BertEncoder
 
     seen: list[int] = []
     real_encode = BertEncoder.encode

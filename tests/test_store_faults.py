@@ -18,7 +18,7 @@ from store_support import assert_consistent
 
 from citefinder.config import Settings
 from citefinder.errors import ImportAbortedError, LibraryDamagedError
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.lockfile import FolderLock
 from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.store import Library

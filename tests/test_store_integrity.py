@@ -24,7 +24,7 @@ from store_support import assert_consistent
 from citefinder.config import Settings
 from citefinder.index.base import derived
 from citefinder.index.vectors import VECTORS, dense_search
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.manifest import read_manifest
 from citefinder.library.store import Library
 from citefinder.types import Paper

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citefinder.library import bert, shipped
-from citefinder.library.embedder import MINILM, MPNET, Embedder
-from citefinder.library.query_side import SAME, TRAINED, query_side
+from citefinder.library.encoders import bert, shipped
+from citefinder.library.encoders.embedder import MINILM, MPNET, Embedder
+from citefinder.library.encoders.query_side import SAME, TRAINED, query_side
 from citefinder.rank.rerank import TRAINED_LABEL, CrossEncoderReranker, make_reranker
 from citefinder.train.embedder.pack import pack_query
 from conftest import SHARED_DATA

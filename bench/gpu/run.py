@@ -1,11 +1,11 @@
-"""Device run: the product's MiniLM encoder (citefinder/library/bert.py) on CUDA over papers-50k's embedding texts,
+"""Device run: the product's MiniLM encoder (citefinder/library/encoders/bert.py) on CUDA over papers-50k's embedding texts,
 as `library embed --device cuda` calls it (256 papers a call); vectors back as fp16 in files under 16 MiB."""
 import json, lzma, os, sys, time, platform
 from pathlib import Path
 import numpy as np
 import torch
 sys.path.insert(0, os.getcwd())
-from citefinder.library.bert import BertEncoder
+from citefinder.library.encoders.bert import BertEncoder
 
 out = Path(os.environ["OUT"])
 data = json.loads(lzma.decompress(Path(".gpu/texts.json.xz").read_bytes()))

@@ -1,4 +1,4 @@
-"""Device run (H200): the product's MiniLM encoder (citefinder/library/bert.py, as `library embed --device cuda`
+"""Device run (H200): the product's MiniLM encoder (citefinder/library/encoders/bert.py, as `library embed --device cuda`
 calls it: 256 papers a call) over papers-333k's embedding texts, carried in three parts (.g1 .g2 .g3, JSON lines
 [doc_id, text], xz) beside the MiniLM folder (.gpu/model, weights in fp16 for transport); vectors kept on the
 device as int8 rows with a float32 scale each (/tmp/v333), copied to $OUT a few files a call (16 MiB each)."""
@@ -12,7 +12,7 @@ OUT, KEEP = Path(os.environ["OUT"]), Path("/tmp/v333")
 def embed() -> None:
     import torch
     sys.path.insert(0, os.getcwd())
-    from citefinder.library.bert import BertEncoder
+    from citefinder.library.encoders.bert import BertEncoder
 
     texts = []
     for part in (".g1/part0.jsonl.xz", ".g2/part1.jsonl.xz", ".g3/part2.jsonl.xz"):

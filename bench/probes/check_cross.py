@@ -49,7 +49,7 @@ def main() -> None:
             items.append((q, refs[g[0]], [refs[k] for k in rnd.sample(pool, min(a.others, len(pool)))]))
     items = rnd.sample(items, min(a.slots, len(items)))
     out: dict = {"slots": len(items), "bib": a.bib}
-    from citefinder.library.embedder import Embedder, minilm_path
+    from citefinder.library.encoders.embedder import Embedder, minilm_path
 
     emb = Embedder(str(minilm_path()))
     wins = total = 0

@@ -95,7 +95,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from citefinder.config import offline_environment
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
 
     offline_environment()
     embedder = Embedder(args.embedder, 256, 32)

@@ -24,7 +24,7 @@ from probe_support import by_draft, drafts  # noqa: E402
 def main() -> int:
     src, dst = Path(sys.argv[1]), Path(sys.argv[2])
     from citefinder.config import offline_environment
-    from citefinder.library.embedder import MPNET, Embedder
+    from citefinder.library.encoders.embedder import MPNET, Embedder
     from citefinder.library.records import embedding_text
     from citefinder.retrieve.agents.dense import dense_text
 

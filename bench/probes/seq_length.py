@@ -13,7 +13,7 @@ from pathlib import Path
 from sublibrary import DATA, dense_quality, load_papers, load_sets, sub_library
 
 from citefinder.config import offline_environment
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ import numpy as np
 from sublibrary import DATA, dense_quality, load_papers, load_sets, sub_library
 
 from citefinder.config import offline_environment
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.records import embedding_text
 from citefinder.types import Paper
 
@@ -40,7 +40,7 @@ def distill(out: Path, papers: list[dict], dims: int, sif: float, batch: int = 5
     from sentence_transformers.sentence_transformer.modules import StaticEmbedding
     from sklearn.decomposition import PCA
 
-    from citefinder.library.embedder import MINILM, resolve_model
+    from citefinder.library.encoders.embedder import MINILM, resolve_model
 
     t0 = time.perf_counter()
     st = SentenceTransformer(resolve_model(MINILM)[0], device="cpu")

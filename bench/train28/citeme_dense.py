@@ -29,8 +29,8 @@ def main() -> int:
     args = ap.parse_args()
 
     from citefinder.config import offline_environment
-    from citefinder.library.embedder import MINILM, Embedder
-    from citefinder.library.query_side import TRAINED, query_side
+    from citefinder.library.encoders.embedder import MINILM, Embedder
+    from citefinder.library.encoders.query_side import TRAINED, query_side
     from citefinder.library.records import embedding_text
     from citefinder.retrieve.agents.dense import dense_text
     from citefinder.retrieve.query.reformulate import reformulate

@@ -100,7 +100,7 @@ def ship_query_encoder(args: argparse.Namespace, results: dict, stages: dict, co
             "base model's vectors, so every library's stored vectors stay valid.",
             "trained_weights": "encoder layers 3-5 of 6, trained 6 epochs (chosen over 3 on the validation "
             "part and drafts-dev training part) (fp16, the rest is the base model's, rebuilt on first use "
-            "by citefinder/library/shipped.py)",
+            "by citefinder/library/encoders/shipped.py)",
             "recipe": f"softmax over the frozen vectors of all {results['sizes']['train_docs']:,} papers cited in "
             f"training (tau {top['tau']}; the other papers of the same cite command and sentence masked), "
             f"{top['epochs']} epochs, batch {top['batch']}, AdamW lr {top['lr']}, queries <= 128 tokens",

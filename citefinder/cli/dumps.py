@@ -1,5 +1,6 @@
 """``library import`` of the dumps of the literature (formats, filters, resume) and ``library embed`` on the
-device the machine has (see :mod:`citefinder.library.dumps` and :func:`citefinder.library.embedder.resolve_device`)."""
+device the machine has (see :mod:`citefinder.library.dumps` and
+:func:`citefinder.library.encoders.embedder.resolve_device`)."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def embedder_for(args: argparse.Namespace, settings: Any) -> Any:
     device = getattr(args, "device", None)
     if device is None or device == "cpu":
         return None
-    from citefinder.library.embedder import Embedder, resolve_device
+    from citefinder.library.encoders.embedder import Embedder, resolve_device
 
     if device == "cuda":
         resolve_device(device, settings.embedder)  # no GPU: say so now, before anything is read

@@ -13,7 +13,7 @@ papers embedded by it, and the old folder stays as it was.
 
 ``train --query-only`` trains the other way: only the query side (the top layers of the library's own
 embedder) learns, against the frozen vectors the library's embedder gives the cited papers, so the library
-is used as it is, with ``CITEFINDER_QUERY_ENCODER=<the model folder>`` (:mod:`citefinder.library.query_side`).
+is used as it is, with ``CITEFINDER_QUERY_ENCODER=<the model folder>`` (:mod:`citefinder.library.encoders.query_side`).
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ def _train_query_only(args: argparse.Namespace, settings: Any, train_pairs: list
                       card: dict[str, Any]) -> int:
     """``train --query-only``: the query side against the library embedder's frozen document vectors, measured
     on held-out citing papers against the library's own query side (same documents, same vectors)."""
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
     from citefinder.train.embedder.query_only import QueryOnlyConfig, document_pool, train_query_encoder
 
     current, seq = current_embedder(settings)
@@ -273,7 +273,7 @@ def _measure(args: argparse.Namespace, train_pairs: list, val_pairs: list, model
     """The trained model against the library's embedder on held-out citing papers (written into its card and
     printed); None when nothing is held out. ``query_only``: the model embeds only the queries, the papers keep
     the library embedder's vectors (made once for both)."""
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
     from citefinder.train.embedder.card import update_card
     from citefinder.train.embedder.validate import dense_metrics, embedder_wins, held_out_set
 

@@ -1,4 +1,4 @@
-"""Static vectors: every paper embedded by the shipped static embedding (:mod:`citefinder.library.static`), one
+"""Static vectors: every paper embedded by the shipped static embedding (:mod:`citefinder.library.encoders.static`), one
 matrix searched exactly, a derived index of its own (``indexes/static-vectors/``) beside the MiniLM vectors.
 
 They make a literature library of a few hundred thousand papers dense-searchable in minutes on a laptop
@@ -46,14 +46,14 @@ class StaticVectorKind:
         self.progress = progress
 
     def stamp(self, library: PaperSource) -> str:
-        from citefinder.library.static import static_encoder
+        from citefinder.library.encoders.static import static_encoder
 
         return f"{library.generation()}:{static_encoder().name}-{static_encoder().digest}"
 
     def build(self, library: PaperSource) -> VectorMatrix:
         """Every stored paper's title and abstract (the text MiniLM embeds), page by page into one matrix."""
+        from citefinder.library.encoders.static import static_encoder
         from citefinder.library.records import embedding_text
-        from citefinder.library.static import static_encoder
 
         encoder = static_encoder()
         total = _count(library)
@@ -130,6 +130,6 @@ def static_search(library: PaperSource, text: str, k: int) -> list[Hit]:
     index = saved_static(library)
     if index is None or not text.strip() or k <= 0:
         return []
-    from citefinder.library.static import static_encoder
+    from citefinder.library.encoders.static import static_encoder
 
     return index.search(static_encoder().query(text), k)

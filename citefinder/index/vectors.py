@@ -140,11 +140,11 @@ def query_vector(library: "Library", text: str, *, against: str = "papers") -> A
 
 def query_encoder(library: "Library") -> tuple[Any, str]:
     """The embedder of queries and what the trace says about it: a query encoder trained against the library's
-    vectors (setting query_encoder, :mod:`citefinder.library.query_side`), else the library's own, or (setting
+    vectors (setting query_encoder, :mod:`citefinder.library.encoders.query_side`), else the library's own, or (setting
     embed_query_int8) the int8 MiniLM over a fp32 MiniLM library, only where its ranking was measured to
     hold; "" when the embedder asked for is used as configured."""
-    from citefinder.library.embedder import MINILM, int8_queries_hold
-    from citefinder.library.query_side import SAME
+    from citefinder.library.encoders.embedder import MINILM, int8_queries_hold
+    from citefinder.library.encoders.query_side import SAME
 
     side = library.query_side
     if side.name != SAME or side.note:

@@ -19,7 +19,7 @@ from citefinder.errors import (
     LibraryError,
     StoreUnavailableError,
 )
-from citefinder.library.embedder import CitefinderEmbeddingFunction, Embedder
+from citefinder.library.encoders.embedder import CitefinderEmbeddingFunction, Embedder
 from citefinder.library.pending import FILE as PENDING_FILE
 from citefinder.library.records import from_record
 from citefinder.types import Paper

@@ -26,12 +26,12 @@ from citefinder.config import Settings
 from citefinder.errors import StoreUnavailableError
 from citefinder.library.bm25index import BM25Index, bm25_text
 from citefinder.library.chroma import make_client, papers_of
-from citefinder.library.embedder import CitefinderEmbeddingFunction, Embedder
+from citefinder.library.encoders.embedder import CitefinderEmbeddingFunction, Embedder
+from citefinder.library.encoders.query_side import QuerySide, query_side
 from citefinder.library.identity import Identity
 from citefinder.library.lockfile import FolderLock
 from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.pending import PendingQueue
-from citefinder.library.query_side import QuerySide, query_side
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)

@@ -35,7 +35,7 @@ from citefinder.types import ImportFailure, Paper
 
 if TYPE_CHECKING:
     from citefinder.config import Settings
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
     from citefinder.library.store import Library
 
 log = logging.getLogger(__name__)

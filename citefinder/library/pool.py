@@ -15,8 +15,8 @@ from typing import Any
 
 from citefinder.config import Settings
 from citefinder.library.bm25index import BM25Index, bm25_text
-from citefinder.library.embedder import Embedder
-from citefinder.library.query_side import QuerySide, query_side
+from citefinder.library.encoders.embedder import Embedder
+from citefinder.library.encoders.query_side import QuerySide, query_side
 from citefinder.library.records import embedding_text
 from citefinder.types import Hit, Paper
 

@@ -43,7 +43,7 @@ from citefinder.library.chroma import (
     writable,
 )
 from citefinder.library.core import BM25_DIR
-from citefinder.library.embedder import Embedder, resolve_device
+from citefinder.library.encoders.embedder import Embedder, resolve_device
 from citefinder.library.lockfile import FolderLock
 from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.pending import PendingQueue

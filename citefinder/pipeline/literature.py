@@ -38,7 +38,7 @@ from citefinder.types import Candidate, Hit, Paper, Query, SlotResult, StageTrac
 
 if TYPE_CHECKING:
     from citefinder.config import Settings
-    from citefinder.library.embedder import Embedder
+    from citefinder.library.encoders.embedder import Embedder
     from citefinder.library.store import Library
     from citefinder.pipeline.pipeline import Pipeline
     from citefinder.rank.fuse import Fusion

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MPNET_RESCORER = "mpnet-rescorer"
-TRAINED = "trained"  # the cross-encoder CiteFinder trained on citing sentences and ships (library/shipped.py)
+TRAINED = "trained"  # the cross-encoder CiteFinder trained on citing sentences and ships (library/encoders/shipped.py)
 TRAINED_LABEL = "CiteFinder's citation cross-encoder"
 
 
@@ -266,7 +266,7 @@ class CrossEncoderReranker(ScoringReranker):
 class BiEncoderRescorer(ScoringReranker):
     """Re-score by cosine between the query and title + abstract with a sentence embedder.
 
-    ``model`` has ``encode(texts)`` (a :class:`citefinder.library.embedder.Embedder` or a
+    ``model`` has ``encode(texts)`` (a :class:`citefinder.library.encoders.embedder.Embedder` or a
     SentenceTransformer). Confidence is the cosine clipped to [0, 1]. Not a default: a
     stronger embedder than the index's (mpnet over MiniLM) for a few dozen candidates.
     """
@@ -308,7 +308,7 @@ def make_reranker(settings: "Settings") -> Reranker:
         return SkipReranker(f"reranking disabled (reranker '{DISABLED}')")
     blend: dict[str, Any] = {"blend": settings.rerank_blend, "blend_k": settings.rrf_k}
     if settings.reranker == MPNET_RESCORER:
-        from citefinder.library.embedder import MPNET, Embedder
+        from citefinder.library.encoders.embedder import MPNET, Embedder
 
         return BiEncoderRescorer(Embedder(MPNET, settings.embed_max_seq_length, settings.embed_batch_size), **blend)
     if settings.reranker and settings.reranker.strip().lower() == TRAINED:
@@ -332,7 +332,7 @@ def make_reranker(settings: "Settings") -> Reranker:
 
 def trained_reranker(blend: dict[str, Any]) -> Reranker:
     """The shipped cross-encoder (built into the cache on first use), or a skip that says why not."""
-    from citefinder.library.shipped import RERANKER, model_folder
+    from citefinder.library.encoders.shipped import RERANKER, model_folder
 
     try:
         folder = model_folder(RERANKER)

@@ -14,7 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from citefinder.config import Settings
-from citefinder.library.embedder import Embedder
+from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.link import sync_all
 from citefinder.library.store import Library
 from citefinder.pipeline.pipeline import Pipeline

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from citefinder.index.vectors import dense_search, query_encoder
-from citefinder.library.query_side import SAME
+from citefinder.library.encoders.query_side import SAME
 from citefinder.retrieve.base import TextAgent
 from citefinder.types import Hit, Query, StageTrace
 

@@ -3,7 +3,7 @@ the *frozen* document vectors of the library's embedder (``citefinder embedder t
 
 The documents are embedded once by the library's own embedder, exactly as the library stores them, and
 never change: the trained model embeds only queries (setting ``query_encoder``,
-:mod:`citefinder.library.query_side`), so no library is re-embedded and its stored vectors stay valid.
+:mod:`citefinder.library.encoders.query_side`), so no library is re-embedded and its stored vectors stay valid.
 Only the top ``layers`` encoder layers learn (the rest, word embeddings included, stay the base model's):
 parameter-efficient, and on a CPU the frozen lower layers need no backward pass.
 

@@ -9,7 +9,7 @@ gives one sentence two right answers). The loop is plain PyTorch (AdamW, linear 
 gradient clipping, a fixed seed) and reports pairs per second and an ETA after every step.
 
 The model is saved as a sentence-transformers folder of the base's shape (BERT, mean pooling,
-normalisation), so the library loads it on :mod:`citefinder.library.bert` like the default MiniLM. It is
+normalisation), so the library loads it on :mod:`citefinder.library.encoders.bert` like the default MiniLM. It is
 written under a temporary name and renamed when complete.
 """
 
@@ -122,7 +122,7 @@ class TrainResult:
 
 def resolve_base_model(name: str) -> str:
     """The folder (or hub name) a configured base stands for ("minilm" -> the PyPI package's folder)."""
-    from citefinder.library.embedder import resolve_model
+    from citefinder.library.encoders.embedder import resolve_model
 
     path, _ = resolve_model(name)
     return path
@@ -130,7 +130,7 @@ def resolve_base_model(name: str) -> str:
 
 def load_base(config: TrainConfig) -> Any:
     """The base as a trainable ``SentenceTransformer`` on CPU."""
-    from citefinder.library import onnx_encoder
+    from citefinder.library.encoders import onnx_encoder
 
     path = resolve_base_model(config.base_model)
     if onnx_encoder.supports(Path(path)) and not (Path(path) / "model.safetensors").exists():
@@ -220,7 +220,7 @@ def save_model(model: Any, base: Path, folder: Path) -> None:
     """Save in the base folder's own layout: the new weights and tokenizer, the base's module configs.
 
     sentence-transformers 6 writes a new layout (renamed module types, another pooling config) that
-    :mod:`citefinder.library.bert` does not read, which would send the trained model through
+    :mod:`citefinder.library.encoders.bert` does not read, which would send the trained model through
     sentence-transformers' seconds of imports in every process; the weights are all that changed, so
     the base's pooling, normalisation and length settings are copied as they were. A base that is not
     a local folder (a hub name) is saved by sentence-transformers itself.

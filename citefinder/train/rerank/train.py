@@ -75,7 +75,7 @@ class TrainResult:
 
 def resolve_base_model(name: str) -> str:
     """What ``CrossEncoder`` loads for a configured base: the embedder presets map to their folders."""
-    from citefinder.library.embedder import resolve_model
+    from citefinder.library.encoders.embedder import resolve_model
 
     path, _ = resolve_model(name)
     return path

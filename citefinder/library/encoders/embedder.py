@@ -22,12 +22,12 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 from citefinder.config import cache_root
 from citefinder.errors import ModelLoadError
-from citefinder.library import bert, int8, onnx_encoder
+from citefinder.library.encoders import bert, int8, onnx_encoder
 
 log = logging.getLogger(__name__)
 
 MINILM = "minilm"
-MINILM_INT8 = "minilm-int8"  # the same MiniLM, ONNX with int8 weights (library/int8.py): its own vectors
+MINILM_INT8 = "minilm-int8"  # the same MiniLM, ONNX with int8 weights (library/encoders/int8.py): its own vectors
 MPNET = "mpnet"
 _MPNET_PARTS = 5
 # A query (a few texts) is encoded on one torch thread: on 2 cores with one of them busy, torch's
@@ -169,9 +169,9 @@ def resolve_model(name: str) -> tuple[str, str]:
 class Embedder:
     """A sentence-transformers model loaded lazily and shared; encodes to L2-normalised float32.
 
-    A local BERT folder of the usual shape (the default MiniLM) runs on :mod:`citefinder.library.bert`,
+    A local BERT folder of the usual shape (the default MiniLM) runs on :mod:`citefinder.library.encoders.bert`,
     the same vectors without sentence-transformers' seconds of imports; a folder holding ``model.onnx``
-    and ``tokenizer.json`` (incite-app's MiniLM) on :mod:`citefinder.library.onnx_encoder`; anything
+    and ``tokenizer.json`` (incite-app's MiniLM) on :mod:`citefinder.library.encoders.onnx_encoder`; anything
     else loads through sentence-transformers.
     """
 

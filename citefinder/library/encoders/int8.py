@@ -7,8 +7,8 @@ on the fly; onnxruntime then runs integer matrix products. Per-tensor int8 weigh
 lose too much on this model (cosine to fp32 0.80 mean on abstracts, measured); per-channel weights keep
 it above 0.99 (tests/test_int8.py asserts a bound; bench/int8_eval.py measures speed and ranking).
 
-The export runs :class:`citefinder.library.bert.BertEncoder`'s own forward pass (the graph's output is
-the last hidden state; pooling stays in :mod:`citefinder.library.onnx_encoder`, as for any ONNX folder)
+The export runs :class:`citefinder.library.encoders.bert.BertEncoder`'s own forward pass (the graph's output is
+the last hidden state; pooling stays in :mod:`citefinder.library.encoders.onnx_encoder`, as for any ONNX folder)
 through ``torch.onnx.export``'s TorchScript exporter. It needs the ``onnx`` package (quantization reads
 and writes the graph with it) at build time only; running the built folder needs onnxruntime alone.
 
@@ -76,7 +76,7 @@ def export_onnx(source: Path, out: Path, max_seq_length: int = 512) -> None:
     last_hidden_state; batch and tokens dynamic)."""
     import torch
 
-    from citefinder.library.bert import BertEncoder, supports
+    from citefinder.library.encoders.bert import BertEncoder, supports
 
     if not supports(Path(source)):
         raise ModelLoadError(f"{source} is not a BERT sentence-transformers folder that can be exported to int8")

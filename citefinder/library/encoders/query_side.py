@@ -2,7 +2,7 @@
 citing sentence near the paper it cites, against the library's unchanged document vectors.
 
 A query encoder only fits document vectors of the model it was trained against: CiteFinder's shipped one
-(:mod:`citefinder.library.shipped`) was trained against all-MiniLM-L6-v2, so a library whose papers another
+(:mod:`citefinder.library.encoders.shipped`) was trained against all-MiniLM-L6-v2, so a library whose papers another
 embedder wrote keeps its own embedder for queries, and says so.
 """
 
@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from citefinder.library.embedder import MINILM, Embedder
-from citefinder.library.shipped import QUERY_ENCODER, available, model_folder
+from citefinder.library.encoders.embedder import MINILM, Embedder
+from citefinder.library.encoders.shipped import QUERY_ENCODER, available, model_folder
 
 SAME = "same"
 TRAINED = "trained"

@@ -27,7 +27,7 @@ from citefinder.errors import ModelLoadError
 log = logging.getLogger(__name__)
 
 STATIC_MINILM = "static-minilm"
-FOLDER = Path(__file__).resolve().parents[1] / "models" / STATIC_MINILM
+FOLDER = Path(__file__).resolve().parents[2] / "models" / STATIC_MINILM
 MAX_TOKENS = 512  # tokens of a text that count (model2vec's default): an abstract's first 512
 BATCH = 2048  # texts tokenised and averaged at once
 _QUERY_CACHE = 64

@@ -2,7 +2,7 @@
 onnxruntime and mean pooling: how incite-app ships its MiniLM-L6 fine-tuned on citation contexts.
 
 Why a module of its own: such a folder has no PyTorch weights and no sentence-transformers files, so
-neither :mod:`citefinder.library.bert` nor sentence-transformers can load it; onnxruntime and tokenizers
+neither :mod:`citefinder.library.encoders.bert` nor sentence-transformers can load it; onnxruntime and tokenizers
 are already installed (chromadb needs them), so nothing new is required. Vectors are mean-pooled over
 the attention mask and L2-normalised, as sentence-transformers does for all-MiniLM-L6-v2.
 """
@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from citefinder.library.bert import padded_batches
+from citefinder.library.encoders.bert import padded_batches
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class OnnxEncoder:
     last hidden state (batch, tokens, dim).
 
     Two sessions share the weights file: one on a single thread for a few texts (a query; more
-    threads spin against each other on a busy 2-core machine, as :mod:`citefinder.library.embedder`
+    threads spin against each other on a busy 2-core machine, as :mod:`citefinder.library.encoders.embedder`
     found for torch) and one on every core for bulk embedding.
     """
 
