@@ -54,7 +54,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     offline_environment()
-    from citefinder.library.bm25index import BM25Index, bm25_text
+    from citefinder.library.store.bm25index import BM25Index, bm25_text
     from citefinder.library.encoders.embedder import Embedder
     from citefinder.library.records import embedding_text
     from citefinder.library.store import Library
@@ -71,7 +71,7 @@ def main() -> None:
         overrides["chroma_host"] = args.chroma_host
     settings = Settings(**overrides)
     if args.write_batch:
-        import citefinder.library.writes as writes
+        import citefinder.library.store.writes as writes
 
         writes.WRITE_BATCH = args.write_batch
     src = args.papers

@@ -34,7 +34,7 @@ def _pcts(xs: list[float]) -> dict[str, float]:
 
 def measure(matrix: np.ndarray, queries: np.ndarray, hnsw: bool) -> dict:
     from citefinder.index.vectors import VectorMatrix
-    from citefinder.library.chroma import HNSW_EF_SEARCH
+    from citefinder.library.store.chroma import HNSW_EF_SEARCH
 
     ids = tuple(f"d{i}" for i in range(len(matrix)))
     exact = VectorMatrix(ids, matrix)

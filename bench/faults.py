@@ -46,7 +46,7 @@ def _check(folder: Path, expected_ids: set[str]) -> dict:
     """Open the library in this process and compare every count."""
     sys.path.insert(0, str(ROOT))
     from citefinder.config import Settings
-    from citefinder.library.manifest import read_manifest
+    from citefinder.library.store.manifest import read_manifest
     from citefinder.library.store import Library
 
     lib = Library.open(Settings(library=folder))

@@ -61,7 +61,7 @@ class Settings(BaseSettings):
     embed_ahead: bool = Field(
         True,
         description="Import and `library embed` embed the next batch of papers on a worker thread while one is "
-        "written (library/ahead.py); off: one after the other.",
+        "written (library/store/ahead.py); off: one after the other.",
     )
     reranker: str | None = Field(
         None,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from citefinder.library.manifest import read_manifest
 from citefinder.library.store import Library
+from citefinder.library.store.manifest import read_manifest
 
 
 def assert_consistent(lib: Library, n: int) -> None:

@@ -9,7 +9,7 @@ import json
 import bm25s
 import pytest
 
-from citefinder.library.bm25index import BM25Index, _stemmer, bm25_text
+from citefinder.library.store.bm25index import BM25Index, _stemmer, bm25_text
 from citefinder.types import Paper
 from conftest import PAPERS_50K
 

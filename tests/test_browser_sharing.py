@@ -16,8 +16,8 @@ from playwright.sync_api import expect
 
 from app_support import build_sample_library, chromium, paste_draft, streamlit_server
 from citefinder.config import Settings
-from citefinder.library.manifest import read_manifest
 from citefinder.library.store import Library
+from citefinder.library.store.manifest import read_manifest
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -18,8 +18,8 @@ from citefinder.errors import InputError, LibraryDamagedError, StoreUnavailableE
 from citefinder.library.contexts import api
 from citefinder.library.contexts.memory import FILE, memory_of
 from citefinder.library.contexts.records import parse_filters, read_pack
-from citefinder.library.lockfile import FolderLock
 from citefinder.library.store import Library
+from citefinder.library.store.lockfile import FolderLock
 from citefinder.types import ImportFailure
 
 pytestmark = pytest.mark.slow  # a real library (MiniLM)

@@ -123,7 +123,7 @@ def _interrupt_after(monkeypatch, n: int) -> None:
 
 
 def test_an_interrupted_import_resumes_where_it_stopped_with_the_same_library(tmp_path, monkeypatch, capsys):
-    import citefinder.library.writes as writes
+    import citefinder.library.store.writes as writes
 
     monkeypatch.setattr(writes, "WRITE_BATCH", 16)
     monkeypatch.setattr(dumps, "ADVANCE_EVERY", 10)

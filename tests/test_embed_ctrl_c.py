@@ -20,9 +20,8 @@ from pathlib import Path
 import pytest
 
 from citefinder.config import Settings
-from citefinder.library import stopping
-from citefinder.library.manifest import read_manifest
-from citefinder.library.store import Library
+from citefinder.library.store import Library, stopping
+from citefinder.library.store.manifest import read_manifest
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,9 +35,9 @@ import os, signal, sys, threading, time
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal
 stage, batch = sys.argv[1:3]
 del sys.argv[1:3]
-import citefinder.library.writes as writes
+import citefinder.library.store.writes as writes
 writes.WRITE_BATCH = int(batch)
-from citefinder.library.bm25index import BM25Index
+from citefinder.library.store.bm25index import BM25Index
 from citefinder.library.encoders.embedder import Embedder
 
 MAIN = threading.main_thread().ident

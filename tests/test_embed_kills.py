@@ -17,9 +17,9 @@ import chromadb
 import pytest
 
 from citefinder.config import Settings
-from citefinder.library.lockfile import FolderLock
-from citefinder.library.pending import FILE as QUEUE
 from citefinder.library.store import Library
+from citefinder.library.store.lockfile import FolderLock
+from citefinder.library.store.pending import FILE as QUEUE
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,21 +29,21 @@ BATCH = 20  # the embed writes 3 batches of these
 # Each stage names a function the embed calls and the call after which (or, for "encode", during which)
 # the process kills itself with SIGKILL: nothing is cleaned up, as with `kill -9`.
 STAGES = {
-    "dirty flag set": ("citefinder.library.core", "LibraryCore", "_mark_dirty", 1),
+    "dirty flag set": ("citefinder.library.store.core", "LibraryCore", "_mark_dirty", 1),
     "encoding the second batch": ("citefinder.library.encoders.embedder", "Embedder", "encode", 2),
-    "first batch stored, still queued": ("citefinder.library.writes", "LibraryWrites", "_write_batch", 1),
-    "last batch stored, still queued": ("citefinder.library.writes", "LibraryWrites", "_write_batch", 3),
-    "first batch off the queue": ("citefinder.library.pending", "PendingQueue", "remove", 1),
-    "last batch off the queue": ("citefinder.library.pending", "PendingQueue", "remove", 3),
-    "BM25 index saved": ("citefinder.library.bm25index", "BM25Index", "save", 1),
-    "manifest written": ("citefinder.library.core", None, "write_manifest", 2),
+    "first batch stored, still queued": ("citefinder.library.store.writes", "LibraryWrites", "_write_batch", 1),
+    "last batch stored, still queued": ("citefinder.library.store.writes", "LibraryWrites", "_write_batch", 3),
+    "first batch off the queue": ("citefinder.library.store.pending", "PendingQueue", "remove", 1),
+    "last batch off the queue": ("citefinder.library.store.pending", "PendingQueue", "remove", 3),
+    "BM25 index saved": ("citefinder.library.store.bm25index", "BM25Index", "save", 1),
+    "manifest written": ("citefinder.library.store.core", None, "write_manifest", 2),
 }
 
 KILLER = """
 import importlib, os, signal, sys
 module, owner, name, nth, before, batch = sys.argv[1:7]
 del sys.argv[1:7]
-import citefinder.library.writes as writes
+import citefinder.library.store.writes as writes
 writes.WRITE_BATCH = int(batch)
 target = importlib.import_module(module)
 holder = getattr(target, owner) if owner != "-" else target

@@ -1,4 +1,4 @@
-"""Encoding one batch ahead (library/ahead.py, setting embed_ahead): the import and `library embed` store the
+"""Encoding one batch ahead (library/store/ahead.py, setting embed_ahead): the import and `library embed` store the
 same papers and vectors as one after the other, dedupe across the batch in flight, and a stop keeps every
 written batch (a re-run completes the library)."""
 
@@ -12,9 +12,8 @@ import pytest
 
 from citefinder.config import Settings
 from citefinder.errors import ImportInterrupted
-from citefinder.library import writes
 from citefinder.library.encoders.embedder import Embedder
-from citefinder.library.store import Library
+from citefinder.library.store import Library, writes
 from citefinder.types import Paper
 
 pytestmark = pytest.mark.slow

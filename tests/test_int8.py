@@ -18,7 +18,7 @@ from citefinder.library.encoders import int8
 from citefinder.library.encoders.bert import BertEncoder
 from citefinder.library.encoders.embedder import MINILM, MINILM_INT8, Embedder, resolve_model
 from citefinder.library.encoders.onnx_encoder import OnnxEncoder
-from citefinder.library.manifest import read_manifest
+from citefinder.library.store.manifest import read_manifest
 from citefinder.types import Paper
 
 pytest.importorskip("onnx", reason="building the int8 encoder needs the onnx package (pyproject dependency)")

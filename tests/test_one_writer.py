@@ -22,7 +22,7 @@ WRITERS = ["cli/fill.py", "cli/check.py", "cli/outputs.py", "ui/workspace.py", "
            # issue 35: every other command's files, the settings, the records, manifests, cards and programs
            "cli/eval.py", "cli/optimize.py", "cli/reranker.py", "cli/embedder.py", "train/examples.py",
            "train/optimize.py", "train/rerank/card.py", "train/rerank/train.py", "train/embedder/card.py",
-           "train/embedder/train.py", "ui/user_settings.py", "library/manifest.py", "text/written.py"]
+           "train/embedder/train.py", "ui/user_settings.py", "library/store/manifest.py", "text/written.py"]
 PLANS = ("safewrite", "staging", "project_plan", "plan_output", "model_folder")  # the writer, or a plan made by it
 
 
@@ -280,13 +280,13 @@ INTERNAL = {
     "index/base.py": "derived indexes: a temporary folder renamed into place",
     "index/citations.py": "a derived index (index/base.py)", "index/cocitation.py": "a derived index (index/base.py)",
     "index/titles.py": "a derived index (index/base.py)", "index/vectors.py": "a derived index (index/base.py)",
-    "library/bm25index.py": "the library's BM25 index: a temporary folder renamed into place",
-    "library/core.py": "the library's BM25 index (library/bm25index.py)",
-    "library/chroma.py": "a temporary copy of a read-only library's store",
+    "library/store/bm25index.py": "the library's BM25 index: a temporary folder renamed into place",
+    "library/store/core.py": "the library's BM25 index (library/store/bm25index.py)",
+    "library/store/chroma.py": "a temporary copy of a read-only library's store",
     "library/contexts/api.py": "a new library's memory started from a template, under the library's write lock",
     "library/edit.py": "an entry's text in a temporary folder, read back as a .bib",
     "library/resume.py": "calls of its own save(), which writes dump-progress.json with safewrite.atomic_write",
-    "library/pending.py": "a padded copy of a damaged queue in a temporary folder",
+    "library/store/pending.py": "a padded copy of a damaged queue in a temporary folder",
     "library/encoders/int8.py": "the quantized model in the cache: a temporary folder renamed into place",
     "library/encoders/shipped.py": "the shipped models rebuilt in the cache: a temporary folder renamed into place",
     "train/embedder/train.py": "a model saved into the folder staging.new_folder made (renamed over the output)",

@@ -14,9 +14,9 @@ import pytest
 from citefinder.config import Settings
 from citefinder.library import sample
 from citefinder.library.formats.bib import read_bib
-from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.sample_file import MARKED, SAMPLE_ASSET, is_sample
 from citefinder.library.store import Library
+from citefinder.library.store.manifest import read_manifest, write_manifest
 from citefinder.types import Paper
 
 pytestmark = pytest.mark.slow

@@ -159,7 +159,7 @@ KILLER = textwrap.dedent(
     from citefinder.config import Settings, offline_environment
     offline_environment()
     import citefinder.library.store as store
-    import citefinder.library.writes as writes
+    import citefinder.library.store.writes as writes
     writes.WRITE_BATCH = 16
     lib = store.Library.open(Settings(library=sys.argv[1]))
     def progress(done, total):
@@ -198,7 +198,7 @@ def test_killed_import_leaves_a_usable_library(tmp_path, records) -> None:
 def test_deferred_embedding_is_searchable_at_once_and_resumable(
     tmp_path, records, shared_embedder, monkeypatch
 ) -> None:
-    import citefinder.library.writes as writes
+    import citefinder.library.store.writes as writes
     from citefinder.retrieve.agents.dense import DenseAgent
     from citefinder.retrieve.base import run_agent
     from citefinder.types import Query

@@ -16,8 +16,7 @@ import pytest
 
 import citefinder
 from citefinder.config import Settings
-from citefinder.library import faults
-from citefinder.library.store import Library
+from citefinder.library.store import Library, faults
 from citefinder.types import Paper
 
 pytestmark = pytest.mark.slow

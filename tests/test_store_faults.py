@@ -19,9 +19,9 @@ from store_support import assert_consistent
 from citefinder.config import Settings
 from citefinder.errors import ImportAbortedError, LibraryDamagedError
 from citefinder.library.encoders.embedder import Embedder
-from citefinder.library.lockfile import FolderLock
-from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.store import Library
+from citefinder.library.store.lockfile import FolderLock
+from citefinder.library.store.manifest import read_manifest, write_manifest
 from citefinder.types import Paper
 
 pytestmark = pytest.mark.slow

@@ -25,8 +25,8 @@ from citefinder.config import Settings
 from citefinder.index.base import derived
 from citefinder.index.vectors import VECTORS, dense_search
 from citefinder.library.encoders.embedder import Embedder
-from citefinder.library.manifest import read_manifest
 from citefinder.library.store import Library
+from citefinder.library.store.manifest import read_manifest
 from citefinder.types import Paper
 
 pytestmark = pytest.mark.slow

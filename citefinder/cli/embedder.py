@@ -113,7 +113,7 @@ def _bar(desc: str, unit: str, total: int | None = None) -> Any:
 
 def current_embedder(settings: Any) -> tuple[str, int]:
     """The embedder (name, max_seq_length) of the configured library: the one its manifest records, else the setting."""
-    from citefinder.library.manifest import read_manifest
+    from citefinder.library.store.manifest import read_manifest
 
     saved = read_manifest(Path(settings.library)).get("embedder") or {}
     seq = saved.get("max_seq_length") or settings.embed_max_seq_length

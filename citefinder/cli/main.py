@@ -309,7 +309,7 @@ def _report_unexpected(e: Exception, settings: Any, *, verbose: bool) -> int:
     """Each error class as itself: invalid settings, a lost store, a full disk, or a bug."""
     from pydantic import ValidationError
 
-    from citefinder.library import faults
+    from citefinder.library.store import faults
 
     log.debug("unhandled error", exc_info=True)
     if isinstance(e, ValidationError):

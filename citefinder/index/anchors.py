@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.index.memory import memory_stamp
-from citefinder.library.bm25index import BM25Index
 from citefinder.library.contexts.memory import memory_of
 from citefinder.library.contexts.records import plain_text
+from citefinder.library.store.bm25index import BM25Index
 
 
 class AnchorIndexKind:

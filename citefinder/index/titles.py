@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citefinder.index.base import PaperSource
-from citefinder.library.bm25index import BM25Index
+from citefinder.library.store.bm25index import BM25Index
 
 
 class TitleIndexKind:

@@ -4,7 +4,7 @@ read, and resumable.
 
 One :func:`import_dumps` call reads its files one record at a time (:mod:`citefinder.library.formats.lines`),
 keeps the records the filters let through, and hands their papers to one
-:meth:`~citefinder.library.writes.LibraryWrites.add_papers` (batches, duplicates skipped by the identity rule,
+:meth:`~citefinder.library.store.writes.LibraryWrites.add_papers` (batches, duplicates skipped by the identity rule,
 the BM25 index rebuilt once at the end; ``defer_embedding`` for BM25 first). Where each file is settled is
 written to the library folder as the import goes (:mod:`citefinder.library.resume`), so a run stopped by
 Ctrl-C, a full disk or a kill starts again where it stopped. Semantic Scholar abstracts files given in the

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.config import Settings
-from citefinder.library.bm25index import BM25Index, bm25_text
 from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.encoders.query_side import QuerySide, query_side
 from citefinder.library.records import embedding_text
+from citefinder.library.store.bm25index import BM25Index, bm25_text
 from citefinder.types import Hit, Paper
 
 

@@ -27,15 +27,15 @@ from typing import Any, Callable
 
 from citefinder.config import Settings, cache_root
 from citefinder.errors import LibraryDamagedError, LibraryError
-from citefinder.library.bm25index import BM25Index, bm25_text
-from citefinder.library.chroma import CHROMA_DIR, check_embedder
-from citefinder.library.core import BM25_DIR
 from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.encoders.query_side import QuerySide, query_side
-from citefinder.library.manifest import MANIFEST, read_manifest
-from citefinder.library.pending import FILE as PENDING_FILE
 from citefinder.library.records import from_record
 from citefinder.library.reference import probe
+from citefinder.library.store.bm25index import BM25Index, bm25_text
+from citefinder.library.store.chroma import CHROMA_DIR, check_embedder
+from citefinder.library.store.core import BM25_DIR
+from citefinder.library.store.manifest import MANIFEST, read_manifest
+from citefinder.library.store.pending import FILE as PENDING_FILE
 from citefinder.types import Hit, Paper
 
 log = logging.getLogger(__name__)

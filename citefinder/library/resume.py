@@ -7,8 +7,8 @@ whole file is. It is replaced atomically (:func:`citefinder.text.safewrite.atomi
 goes, and once more when it stops (Ctrl-C, a full disk) or ends.
 
 What counts as settled is read from the library itself, not from the import's batches: the import writes
-papers in batches, in order (:meth:`~citefinder.library.writes.LibraryWrites.add_papers`), so once a paper read
-in this run is found stored *as itself* (:meth:`~citefinder.library.writes.LibraryWrites.match` gives its own
+papers in batches, in order (:meth:`~citefinder.library.store.writes.LibraryWrites.add_papers`), so once a paper read
+in this run is found stored *as itself* (:meth:`~citefinder.library.store.writes.LibraryWrites.match` gives its own
 doc id back, the identity rule over the stored papers' keys), every record before it has been dealt with:
 stored, skipped as a duplicate, or failed. Papers the library already matches when they are read are
 duplicates, settled at once; the others are kept (a title, ids, year, first author; no abstract) until a paper

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citefinder.library.manifest import read_manifest
 from citefinder.library.sample_file import MARKED, SAMPLE_FILE, is_sample, old_sample
+from citefinder.library.store.manifest import read_manifest
 
 if TYPE_CHECKING:
     from citefinder.library.store import Library

@@ -202,8 +202,8 @@ class LocalLiterature:
             return self._keys
 
     def _index(self) -> Any:
-        from citefinder.library.bm25index import BM25Index
-        from citefinder.library.core import BM25_DIR
+        from citefinder.library.store.bm25index import BM25Index
+        from citefinder.library.store.core import BM25_DIR
 
         with self._lock:
             if self._bm25 is None:
@@ -325,7 +325,7 @@ def _papers(con: sqlite3.Connection, ids: dict[int, str]) -> list[Paper]:
 
 
 def _manifest(folder: Path) -> dict[str, Any]:
-    from citefinder.library.manifest import read_manifest
+    from citefinder.library.store.manifest import read_manifest
 
     return read_manifest(folder)
 

@@ -24,14 +24,14 @@ from typing import Any
 
 from citefinder.config import Settings
 from citefinder.errors import StoreUnavailableError
-from citefinder.library.bm25index import BM25Index, bm25_text
-from citefinder.library.chroma import make_client, papers_of
 from citefinder.library.encoders.embedder import CitefinderEmbeddingFunction, Embedder
 from citefinder.library.encoders.query_side import QuerySide, query_side
 from citefinder.library.identity import Identity
-from citefinder.library.lockfile import FolderLock
-from citefinder.library.manifest import read_manifest, write_manifest
-from citefinder.library.pending import PendingQueue
+from citefinder.library.store.bm25index import BM25Index, bm25_text
+from citefinder.library.store.chroma import make_client, papers_of
+from citefinder.library.store.lockfile import FolderLock
+from citefinder.library.store.manifest import read_manifest, write_manifest
+from citefinder.library.store.pending import PendingQueue
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)

@@ -14,13 +14,13 @@ import logging
 from typing import Any
 
 from citefinder.errors import LibraryDamagedError
-from citefinder.library import faults
-from citefinder.library.chroma import where
 from citefinder.library.contexts.api import memory_problems, repair_memory
-from citefinder.library.core import PAGE
-from citefinder.library.embedding import LibraryEmbeds
-from citefinder.library.manifest import MANIFEST, read_manifest, write_manifest
-from citefinder.library.writes import WRITE_BATCH
+from citefinder.library.store import faults
+from citefinder.library.store.chroma import where
+from citefinder.library.store.core import PAGE
+from citefinder.library.store.embedding import LibraryEmbeds
+from citefinder.library.store.manifest import MANIFEST, read_manifest, write_manifest
+from citefinder.library.store.writes import WRITE_BATCH
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ class LibraryRepairs(LibraryEmbeds):
         (chroma.sqlite3) are intact, so every paper whose vector is then missing is embedded again."""
         import time
 
-        from citefinder.library.chroma import open_collection
+        from citefinder.library.store.chroma import open_collection
 
         chroma = self.path / "chroma"
         aside = self.path / f"damaged-index-{time.strftime('%Y%m%d-%H%M%S')}"

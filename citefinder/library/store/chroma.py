@@ -20,8 +20,8 @@ from citefinder.errors import (
     StoreUnavailableError,
 )
 from citefinder.library.encoders.embedder import CitefinderEmbeddingFunction, Embedder
-from citefinder.library.pending import FILE as PENDING_FILE
 from citefinder.library.records import from_record
+from citefinder.library.store.pending import FILE as PENDING_FILE
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)

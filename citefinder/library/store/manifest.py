@@ -1,7 +1,7 @@
 """``library.json``: what a library folder holds (embedder, collection, generation, expected counts).
 
 Written atomically through the one writer (:func:`citefinder.text.safewrite.atomic_replace`) and only by the
-process holding the folder's write lock (:mod:`citefinder.library.lockfile`); readers only read it.
+process holding the folder's write lock (:mod:`citefinder.library.store.lockfile`); readers only read it.
 """
 
 from __future__ import annotations

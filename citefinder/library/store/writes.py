@@ -1,6 +1,6 @@
 """Writing papers: imports in batches (duplicates skipped by the identity rule), the embedding queue,
 removal, in-place updates and citation keys. Every write holds the folder's write lock and ends in a
-commit (:class:`~citefinder.library.core.LibraryCore`); a killed import keeps every fully written batch."""
+commit (:class:`~citefinder.library.store.core.LibraryCore`); a killed import keeps every fully written batch."""
 
 from __future__ import annotations
 
@@ -13,13 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.errors import CitefinderError, ImportAbortedError, ImportInterrupted, StoreUnavailableError
-from citefinder.library import bibentry, faults, stopping
-from citefinder.library.ahead import EncodeAhead
-from citefinder.library.chroma import papers_of, where
-from citefinder.library.core import LibraryCore
+from citefinder.library import bibentry
 from citefinder.library.formats.common import RecordError
 from citefinder.library.identity import Identity, dedupe_keys, identity, normalize_title, same_work
-from citefinder.library.manifest import read_manifest, write_manifest
 from citefinder.library.records import embedding_text, source_name, to_metadata, to_update_metadata
 from citefinder.library.sample_file import (
     MARKED,
@@ -30,6 +26,11 @@ from citefinder.library.sample_file import (
     sample_over,
     shipped_sample,
 )
+from citefinder.library.store import faults, stopping
+from citefinder.library.store.ahead import EncodeAhead
+from citefinder.library.store.chroma import papers_of, where
+from citefinder.library.store.core import LibraryCore
+from citefinder.library.store.manifest import read_manifest, write_manifest
 from citefinder.library.validate import checked_paper
 from citefinder.types import ImportFailure, ImportReport, Paper
 

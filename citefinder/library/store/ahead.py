@@ -59,7 +59,7 @@ class EncodeAhead:
     def close(self) -> None:
         """Stop: queued batches are cancelled; one being embedded finishes first (its vectors are dropped).
 
-        A Ctrl-C raised during the wait ends it (:func:`citefinder.library.stopping.finishing` decides when);
+        A Ctrl-C raised during the wait ends it (:func:`citefinder.library.store.stopping.finishing` decides when);
         the worker still ends before the interpreter does, as its thread is joined only once it is idle.
         """
         if self._closed:

@@ -1,4 +1,9 @@
-"""The paper library: a folder holding a Chroma store (papers, metadata, vectors) and the BM25
+"""The store of a library folder and its indexes: the Library facade (this module) over ``core`` (state, reads,
+commits), ``writes``, ``embedding`` (the queue's papers get their vectors; ``ahead``: the next batch embedded on a
+worker; ``stopping``: after a Ctrl-C the cleanup runs to its end), ``repair``, ``chroma``, ``bm25index``,
+``pending`` (the embedding queue), ``manifest``, ``lockfile`` and ``faults``.
+
+The paper library: a folder holding a Chroma store (papers, metadata, vectors) and the BM25
 index beside it. The same code drives an embedded ``PersistentClient`` and a ``chroma run``
 server (``HttpClient``); only the client differs.
 
@@ -32,7 +37,9 @@ from typing import Any
 
 from citefinder.config import Settings
 from citefinder.errors import LibraryError, StoreUnavailableError
-from citefinder.library.chroma import (
+from citefinder.library.encoders.embedder import Embedder, resolve_device
+from citefinder.library.sample_file import MARKED
+from citefinder.library.store.chroma import (
     check_embedder,
     check_store_files,
     collection_name,
@@ -42,14 +49,12 @@ from citefinder.library.chroma import (
     where,
     writable,
 )
-from citefinder.library.core import BM25_DIR
-from citefinder.library.encoders.embedder import Embedder, resolve_device
-from citefinder.library.lockfile import FolderLock
-from citefinder.library.manifest import read_manifest, write_manifest
-from citefinder.library.pending import PendingQueue
-from citefinder.library.repair import LibraryRepairs
-from citefinder.library.sample_file import MARKED
-from citefinder.library.writes import Progress
+from citefinder.library.store.core import BM25_DIR
+from citefinder.library.store.lockfile import FolderLock
+from citefinder.library.store.manifest import read_manifest, write_manifest
+from citefinder.library.store.pending import PendingQueue
+from citefinder.library.store.repair import LibraryRepairs
+from citefinder.library.store.writes import Progress
 from citefinder.types import Hit, Paper
 
 log = logging.getLogger(__name__)
@@ -60,8 +65,8 @@ __all__ = ["BM25_DIR", "Library", "Progress", "delete_library"]
 class Library(LibraryRepairs):
     """Open with :meth:`open`. Thread-safe for concurrent readers; writes are serialised across
     threads and processes (see the module docstring for what one folder supports). Its parts, by job:
-    :mod:`~citefinder.library.core` (state, reads, commits), :mod:`~citefinder.library.writes`,
-    :mod:`~citefinder.library.repair`, :mod:`~citefinder.library.chroma` (client and collection)."""
+    :mod:`~citefinder.library.store.core` (state, reads, commits), :mod:`~citefinder.library.store.writes`,
+    :mod:`~citefinder.library.store.repair`, :mod:`~citefinder.library.store.chroma` (client and collection)."""
 
     @classmethod
     def open(cls, settings: Settings, *, embedder: Embedder | None = None, repair: bool = False) -> "Library":

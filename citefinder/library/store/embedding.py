@@ -1,5 +1,5 @@
 """Embedding the queue: the papers a deferred import stored without vectors get them, batch by batch (see
-:mod:`citefinder.library.pending` for why a kill between a batch's two writes counts no paper twice)."""
+:mod:`citefinder.library.store.pending` for why a kill between a batch's two writes counts no paper twice)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from concurrent.futures import Future
 from typing import Any
 
 from citefinder.errors import CitefinderError, ImportInterrupted, StoreUnavailableError
-from citefinder.library import faults, stopping, writes
-from citefinder.library.ahead import EncodeAhead
-from citefinder.library.chroma import where
 from citefinder.library.identity import identity
-from citefinder.library.writes import LibraryWrites, Progress
+from citefinder.library.store import faults, stopping, writes
+from citefinder.library.store.ahead import EncodeAhead
+from citefinder.library.store.chroma import where
+from citefinder.library.store.writes import LibraryWrites, Progress
 from citefinder.types import ImportFailure, Paper
 
 log = logging.getLogger(__name__)
