@@ -1,4 +1,6 @@
-"""Probe: another embedder on real drafts, as an extra dense agent over the slot or in place of the library's.
+"""Backs bench/RESULTS.md, section "An embedder from citing sentences (issue 20 part 4)".
+
+Probe: another embedder on real drafts, as an extra dense agent over the slot or in place of the library's.
 
     python bench/probes/dense_probe.py --embedder FOLDER --name incite \\
         --train bench/out/drafts-train.json --test bench/out/drafts-test.json [--out bench/out/dense-probe-incite.json]

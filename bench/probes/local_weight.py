@@ -1,4 +1,6 @@
-"""How much a slot's own part of its sentence (``Query.local``) should weigh in the BM25/title and dense queries,
+"""Backs bench/RESULTS.md, section "One paper per marker of a sentence (issue 5)".
+
+How much a slot's own part of its sentence (``Query.local``) should weigh in the BM25/title and dense queries,
 probed on the slots that share their sentence with other markers (drafts-dev, TRAINING part only):
 
     python bench/probes/local_weight.py --part train [--papers a,b]

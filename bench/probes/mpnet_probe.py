@@ -1,4 +1,7 @@
-"""Probe: would an mpnet agent (exact cosine with all-mpnet-base-v2 over a small library) help?
+"""Backs bench/RESULTS.md, section "Tried on the training part and dropped (2026-11-22, second session; machine busy,
+load 6-8)".
+
+Probe: would an mpnet agent (exact cosine with all-mpnet-base-v2 over a small library) help?
 
     python bench/probes/mpnet_probe.py bench/out/drafts-train.json bench/out/drafts-train+mpnet.json
 

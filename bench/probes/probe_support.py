@@ -1,4 +1,6 @@
-"""What the drafts probes share: a drafts_eval output's slots grouped by draft, and each draft's library.
+"""The probes' shared helper (it backs no bench/RESULTS.md section itself).
+
+What the drafts probes share: a drafts_eval output's slots grouped by draft, and each draft's library.
 
 A probe reads a ``bench/drafts_eval.py`` output (its ``outcomes`` keep every agent's ranked list), walks
 the drafts one at a time with :func:`drafts`, and opens the library drafts_eval built for that draft
