@@ -10,7 +10,7 @@ import bibtexparser
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import PDF_LINES, SAMPLE_SIZE, TWO_SLOTS, DownloadSpy, build_sample_library, make_pdf
+from app_support import PDF_LINES, SAMPLE_SIZE, TWO_SLOTS, DownloadSpy, build_sample_library, button, fill, make_pdf
 from citefinder.config import Settings
 from citefinder.retrieve.registry import default_agents
 from citefinder.ui import state, workspace
@@ -47,18 +47,8 @@ def page(name: str) -> str:
     return str(ROOT / "pages" / name)
 
 
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
 def all_buttons(at: AppTest, label: str) -> list:
     return [b for b in at.button if b.label == label]
-
-
-def fill(at: AppTest, text: str) -> AppTest:
-    at.run()
-    at.text_area(key=state.CITE_TEXT).set_value(text).run()
-    return button(at, "Find citations").click().run()
 
 
 def test_cite_page_fills_every_slot_and_offers_the_bib(cite_app, monkeypatch):

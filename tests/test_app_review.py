@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import SAMPLE_SIZE, DownloadSpy, build_sample_library
+from app_support import SAMPLE_SIZE, DownloadSpy, build_sample_library, button, fill, open_app
 from citefinder.config import Settings
 from citefinder.library import sample
 from citefinder.library.readers import read_papers
@@ -51,19 +51,7 @@ def folder(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def app(folder, monkeypatch) -> AppTest:
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
-    workspace.clear_draft(folder)
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-
-
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
-def fill(at: AppTest, text: str) -> AppTest:
-    at.run()
-    at.text_area(key=state.CITE_TEXT).set_value(text).run()
-    return button(at, "Find citations").click().run()
+    return open_app(folder, monkeypatch, TIMEOUT)
 
 
 def test_several_papers_per_slot_with_undo_and_a_rerun_that_keeps_the_picks(app, monkeypatch):

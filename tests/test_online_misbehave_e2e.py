@@ -16,7 +16,14 @@ from citefinder.cli.main import main
 from citefinder.config import Settings
 from citefinder.library.link import library_beside
 from citefinder.library.store import Library
-from online_server import MISBEHAVIOURS, SERVICES, Catalog, FakeScholar, closed_port, only_loopback, read_records
+from online_server import (
+    MISBEHAVIOURS,
+    SERVICES,
+    FakeScholar,
+    closed_port,
+    pointed_fake,
+    read_records,
+)
 
 pytestmark = pytest.mark.slow  # a real library (MiniLM)
 
@@ -28,10 +35,7 @@ DRAFT = ("\\documentclass{article}\n\\begin{document}\n"
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    tried = only_loopback(monkeypatch)
-    server = FakeScholar(Catalog(list(read_records(DATA / "online-papers.jsonl"))))
-    for name, url in server.urls().items():
-        monkeypatch.setenv(f"CITEFINDER_{name.upper()}", url)
+    server, tried = pointed_fake(monkeypatch, list(read_records(DATA / "online-papers.jsonl")))
     for name, value in {"ONLINE_INTERVAL_S": "0", "ONLINE_TIMEOUT_S": "1", "ONLINE_RETRIES": "2",
                         "ONLINE_BACKOFF_S": "0.05", "ONLINE_DEADLINE_S": "1.5", "LEARN_FROM_PICKS": "false",
                         "CACHE": str(tmp_path / "cache"), "LIBRARY": str(tmp_path / "no-default-library")}.items():
