@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -74,6 +75,13 @@ def open_app(folder: Path, monkeypatch, timeout: float = 240):
     monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
     workspace.clear_draft(folder)
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+
+
+def plain(markdown: str) -> str:
+    """Markdown written by escape_markdown, back to its text."""
+    from citefinder.ui.markdown import WORD_JOINER
+
+    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 def button(at, label: str):

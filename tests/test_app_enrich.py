@@ -4,15 +4,13 @@ its abstract came from; the .bib's saved copy is unchanged."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from citefinder.ui import paired_bib, state
-from citefinder.ui.markdown import WORD_JOINER
-from tests.app_support import open_app, sample_with_literature
+from tests.app_support import open_app, plain, sample_with_literature
 from tests.test_sources_local import DATA
 
 pytestmark = pytest.mark.slow
@@ -22,10 +20,6 @@ TIMEOUT = 240
 TEXT = ("Self-attention alone, without recurrence, is all you need for sequence transduction [CITATION]. "
         "The bench was quiet that morning. "
         "A residual learning framework eases the training of much deeper networks [CITATION].")
-
-
-def plain(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 @pytest.fixture

@@ -16,14 +16,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import SAMPLE_SIZE, DownloadSpy, build_sample_library, button, fill, open_app
+from app_support import SAMPLE_SIZE, DownloadSpy, build_sample_library, button, fill, open_app, plain
 from citefinder.config import Settings
 from citefinder.library import sample
 from citefinder.library.readers import read_papers
 from citefinder.library.store import Library
 from citefinder.types import Paper
 from citefinder.ui import paired_bib, state, workspace
-from citefinder.ui.markdown import WORD_JOINER
 
 pytestmark = pytest.mark.slow
 
@@ -33,10 +32,6 @@ TIMEOUT = 240
 TEXT = ("Self-attention alone, without recurrence, is all you need for sequence transduction [CITATION]. "
         "The bench was quiet that morning. "
         "Bidirectional pre-training of transformers improves language understanding [CITATION].")
-
-
-def plain(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 @pytest.fixture(scope="module")
