@@ -22,12 +22,16 @@ MIN_WORDS = 3
 
 def variants() -> dict[str, tuple[object, object]]:
     """name -> (Query.focus, dense text) as functions of a query."""
-    def focus(r: int, only: bool = False):  # type: ignore[no-untyped-def]
+    def repeated(sep: str, r: int, only: bool):  # type: ignore[no-untyped-def]
+        """The slot's own part ``r`` times (then the whole sentence unless ``only``), joined by ``sep``."""
         def f(q):  # type: ignore[no-untyped-def]
             if q.local and q.local != q.text:
-                return " ".join([q.local] * r) if only else " ".join([q.local] * r + [q.text])
+                return sep.join([q.local] * r if only else [q.local] * r + [q.text])
             return q.text
         return f
+
+    def focus(r: int, only: bool = False):  # type: ignore[no-untyped-def]
+        return repeated(" ", r, only)
 
     def enough(q) -> bool:  # type: ignore[no-untyped-def]
         return len([w for w in q.local.split() if len(w) > 3]) >= MIN_WORDS
@@ -43,11 +47,7 @@ def variants() -> dict[str, tuple[object, object]]:
         return q.text
 
     def dense(r: int, only: bool = False):  # type: ignore[no-untyped-def]
-        def f(q):  # type: ignore[no-untyped-def]
-            if q.local and q.local != q.text:
-                return ". ".join([q.local] * r) if only else ". ".join([q.local] * r + [q.text])
-            return q.text
-        return f
+        return repeated(". ", r, only)
 
     return {
         "shipped: focus local x2 + text, dense local. text": (focus(2), dense(1)),
