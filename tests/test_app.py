@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_support import (
     PDF_LINES,
+    ROOT,
     SAMPLE_SIZE,
     TWO_SLOTS,
     DownloadSpy,
@@ -28,7 +29,6 @@ from citefinder.ui import state, workspace
 
 pytestmark = pytest.mark.slow  # builds a library and loads MiniLM
 
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 180
 
 

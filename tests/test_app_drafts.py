@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import TWO_SLOTS, build_sample_library, button
+from app_support import ROOT, TWO_SLOTS, build_sample_library, button
 from citefinder.ui import state, workspace
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 180
 
 
