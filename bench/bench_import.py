@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from common import emit
+
 from citefinder.config import Settings, offline_environment
 
 
@@ -144,10 +146,7 @@ def main() -> None:
     )
     out = subprocess.run([sys.executable, "-c", opener], capture_output=True, text=True, check=True)
     result["open_s"] = float(out.stdout.strip().splitlines()[-1])
-    print(json.dumps(result, indent=2))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2))
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import statistics
 import time
 from pathlib import Path
 
+from common import write_json
+
 from citefinder.config import Settings, offline_environment
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -85,9 +87,7 @@ def main() -> None:
         }
         print(json.dumps(row, indent=1), flush=True)
         out.append(row)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "rows": out}, indent=1))
+    write_json(args.out, {"date": time.strftime("%Y-%m-%d %H:%M"), "rows": out}, indent=1)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import resource
 import time
 from pathlib import Path
 
+from common import write_json
+
 from citefinder.config import Settings, offline_environment
 
 
@@ -36,9 +38,7 @@ def main() -> None:
         "rss_after_open_mb": round(rss_open), "load": os.getloadavg(), "date": time.strftime("%Y-%m-%d %H:%M"),
     }
     print(json.dumps(result))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1))
+    write_json(args.out, result, indent=1)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from common import emit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,10 +97,7 @@ def main() -> int:
         report["sizes"].append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     report["load_after"] = os.getloadavg()
-    print(json.dumps(report, indent=2))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2))
+    emit(report, args.out)
     return 0
 
 

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from common import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -153,9 +154,7 @@ def main() -> int:
                                   list(pack.queries))
         report["embedders"][name] = row
         _log(json.dumps({name: row}))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2))
+    write_json(args.out, report, indent=2)
     print(table(report))
     return 0
 

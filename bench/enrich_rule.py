@@ -13,6 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
+from common import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -80,9 +82,7 @@ def main() -> int:
         return 0
     rows = measure(args.data, args.literature, args.part)
     print(summary(rows))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+    write_json(args.out, rows, indent=1, ensure_ascii=False)
     return 0
 
 

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from common import emit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -186,10 +187,7 @@ def main() -> int:
     report["mrr_delta_int8_queries"] = {s: round(rows["fp32 docs + int8 queries"][s]["MRR"] - rows["fp32"][s]["MRR"], 4)
                                         for s in rows["fp32"]}
     report["load_after"] = os.getloadavg()
-    print(json.dumps(report, indent=2))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2))
+    emit(report, args.out)
     return 0
 
 

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from common import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # conftest's sampler and port helpers: the same small library
 
@@ -141,9 +143,7 @@ def main() -> None:
         "select_s_total": round(sum(r["select_s"] for r in rows), 1),
     }
     print(json.dumps(summary, indent=1))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1, ensure_ascii=False))
+    write_json(args.out, {"summary": summary, "rows": rows}, indent=1, ensure_ascii=False)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from common import write_json
 from review_time import DATA, ROOT, _env, app_page, build_library, idle
 
 SPLIT = ROOT / "bench" / "drafts_split.json"
@@ -156,9 +157,7 @@ def main() -> int:
     out = measure(code, folder / "library", args.slots, args.presses, args.agents)
     print(json.dumps({k: v for k, v in out.items() if not k.endswith("_s") or k.endswith("p50_s")
                       or k.endswith("max_s") or k == "fill_s"}, indent=1))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(out, indent=1))
+    write_json(args.out, out, indent=1)
     return 0
 
 

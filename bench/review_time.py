@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from common import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 CHEBNET = DATA / "drafts-dev" / "chebnet"
@@ -240,9 +242,7 @@ def main() -> int:
     build_library(code, folder / "library")
     out = review(code, folder / "library")
     print(json.dumps({k: v for k, v in out.items() if k != "slots"}, indent=1))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(out, indent=1))
+    write_json(args.out, out, indent=1)
     return 0
 
 

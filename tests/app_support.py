@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +42,69 @@ def build_sample_library(folder: Path) -> Path:
     report = library.import_files([SAMPLE_BIB])
     assert report.added == SAMPLE_SIZE, report
     return folder
+
+
+def sample_copy(tmp_path_factory, folder: Path, ignore: tuple[str, ...] = ("workspace",)) -> Path:
+    """A writable copy of the (session-built) sample library at ``folder``: a test's own library to change."""
+    built = build_sample_library(tmp_path_factory.getbasetemp() / "sample-library")
+    shutil.copytree(built, folder, ignore=shutil.ignore_patterns(*ignore))
+    return folder
+
+
+def sample_with_literature(tmp_path_factory, tmp_path: Path, monkeypatch) -> Path:
+    """A copy of the sample library (no paired .bib) under ``tmp_path`` with the small literature library of
+    tests/data/literature configured beside it, and a cache of the test's own; the copy's folder."""
+    from citefinder.ui import workspace
+    from tests.test_sources_local import build_literature
+
+    folder = sample_copy(tmp_path_factory, tmp_path / "library", ignore=("workspace", "paired"))
+    literature = build_literature(tmp_path / "papers-lit")
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
+    monkeypatch.setenv("CITEFINDER_LITERATURE", str(literature))
+    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
+    workspace.clear_draft(folder)
+    return folder
+
+
+def open_app(folder: Path, monkeypatch, timeout: float = 240):
+    """The app over the library ``folder``, with no draft restored from an earlier test."""
+    from streamlit.testing.v1 import AppTest
+
+    from citefinder.ui import workspace
+
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
+    workspace.clear_draft(folder)
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+
+
+def plain(markdown: str) -> str:
+    """Markdown written by escape_markdown, back to its text."""
+    from citefinder.ui.markdown import WORD_JOINER
+
+    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
+
+
+def button(at, label: str):
+    """The page's button labelled ``label``."""
+    return next(b for b in at.button if b.label == label)
+
+
+def fill(at, text: str):
+    """The Cite page run on ``text``: pasted, then *Find citations* clicked."""
+    from citefinder.ui import state
+
+    at.run()
+    at.text_area(key=state.CITE_TEXT).set_value(text).run()
+    return button(at, "Find citations").click().run()
+
+
+def browser_library(tmp_path_factory, name: str) -> tuple[Path, Path]:
+    """A test's folder ``name`` and, in it, a copy of the sample library (built once for the browser tests)."""
+    root = tmp_path_factory.mktemp(name)
+    sample = build_sample_library(tmp_path_factory.getbasetemp() / "browser-sample-library")
+    library = root / "library"
+    shutil.copytree(sample, library, ignore=shutil.ignore_patterns("workspace"))
+    return root, library
 
 
 def make_pdf(lines: list[tuple[float, float, float, str]]) -> bytes:

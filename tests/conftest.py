@@ -29,6 +29,8 @@ import pytest
 
 from citefinder.config import Settings, offline_environment
 
+pytest_plugins = ["literature_fixtures"]  # fixtures shared by the literature tests
+
 offline_environment()
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # two workers on two cores (scripts/test.sh): one compute thread per worker and per process it starts

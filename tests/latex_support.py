@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Sequence
+from pathlib import Path
 
+from citefinder.config import Settings
 from citefinder.text.slots import _PLACEHOLDER_KEY_RE
 from citefinder.types import Slot
 
+LATEX = Path(__file__).parent / "data" / "latex"
 CITE = re.compile(r"\\([A-Za-z]*cite[A-Za-z]*\*?)(?:\[[^\]]*\]){0,2}\{([^{}]*)\}")
 
 
@@ -28,3 +32,17 @@ def cited_keys(text: str) -> list[str]:
     """Every key of every cite command in ``text`` (placeholders such as ``?`` and ``TODO`` left out)."""
     keys = [k.strip() for m in CITE.finditer(text) for k in m.group(2).split(",")]
     return [k for k in keys if k and not _PLACEHOLDER_KEY_RE.fullmatch(k)]
+
+
+def make_refs_library(root: Path) -> Path:
+    """A library at ``root`` holding the 24 entries of tests/data/latex/refs.bib."""
+    from citefinder.library.store import Library
+
+    assert Library.open(Settings(library=root)).import_files([LATEX / "refs.bib"]).added == 24
+    return root
+
+
+def copied_library(library: Path, tmp_path: Path) -> Path:
+    """A test's own copy of the library folder ``library`` (``tmp_path/library``)."""
+    shutil.copytree(library, tmp_path / "library")
+    return tmp_path / "library"

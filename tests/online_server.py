@@ -467,6 +467,16 @@ def only_loopback(monkeypatch: Any) -> list[Any]:
     return tried
 
 
+def pointed_fake(monkeypatch: Any, records: list[dict]) -> tuple[FakeScholar, list[Any]]:
+    """Only loopback allowed (:func:`only_loopback`), a :class:`FakeScholar` over ``records`` started and every
+    service's ``CITEFINDER_<NAME>`` address pointed at it; the server and the list of refused contacts."""
+    tried = only_loopback(monkeypatch)
+    server = FakeScholar(Catalog(records))
+    for name, url in server.urls().items():
+        monkeypatch.setenv(f"CITEFINDER_{name.upper()}", url)
+    return server, tried
+
+
 def read_records(path: Any) -> Iterator[dict]:
     import gzip
 

@@ -10,15 +10,25 @@ import bibtexparser
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import PDF_LINES, SAMPLE_SIZE, TWO_SLOTS, DownloadSpy, build_sample_library, make_pdf
+from app_support import (
+    PDF_LINES,
+    ROOT,
+    SAMPLE_SIZE,
+    TWO_SLOTS,
+    DownloadSpy,
+    build_sample_library,
+    button,
+    fill,
+    make_pdf,
+    open_app,
+    plain,
+)
 from citefinder.config import Settings
 from citefinder.retrieve.registry import default_agents
 from citefinder.ui import state, workspace
-from citefinder.ui.markdown import WORD_JOINER
 
 pytestmark = pytest.mark.slow  # builds a library and loads MiniLM
 
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 180
 
 
@@ -29,14 +39,7 @@ def sample_library(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def cite_app(sample_library, monkeypatch) -> AppTest:
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(sample_library))
-    workspace.clear_draft(sample_library)  # no draft restored from an earlier test
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-
-
-def plain(markdown: str) -> str:
-    """Markdown written by escape_markdown, back to its text."""
-    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
+    return open_app(sample_library, monkeypatch, TIMEOUT)  # no draft restored from an earlier test
 
 
 def by_label(widgets, label: str):
@@ -47,18 +50,8 @@ def page(name: str) -> str:
     return str(ROOT / "pages" / name)
 
 
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
 def all_buttons(at: AppTest, label: str) -> list:
     return [b for b in at.button if b.label == label]
-
-
-def fill(at: AppTest, text: str) -> AppTest:
-    at.run()
-    at.text_area(key=state.CITE_TEXT).set_value(text).run()
-    return button(at, "Find citations").click().run()
 
 
 def test_cite_page_fills_every_slot_and_offers_the_bib(cite_app, monkeypatch):

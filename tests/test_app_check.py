@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import DownloadSpy, build_sample_library
+from app_support import ROOT, DownloadSpy, build_sample_library
 from citefinder.ui import check_view
+from latex_support import LATEX
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
-LATEX = Path(__file__).parent / "data" / "latex"
 WRONG = "He.Zhang.ea.2016"
 
 

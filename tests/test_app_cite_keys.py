@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import TWO_SLOTS, build_sample_library
+from app_support import TWO_SLOTS, build_sample_library, button, fill
 from citefinder.ui import paired_bib, state, workspace
 from citefinder.ui.cite import choices
 
@@ -45,16 +45,6 @@ def app(folder, monkeypatch) -> AppTest:
 
 def plain(markdown: str) -> str:
     return re.sub(r"\\(.)", r"\1", markdown)
-
-
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
-def fill(at: AppTest, text: str) -> AppTest:
-    at.run()
-    at.text_area(key=state.CITE_TEXT).set_value(text).run()
-    return button(at, "Find citations").click().run()
 
 
 def in_review(at: AppTest) -> int:

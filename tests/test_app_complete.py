@@ -7,7 +7,6 @@ item 10). The work is citefinder.workflow.enrich."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,10 +15,10 @@ from streamlit.testing.v1 import AppTest
 from citefinder.config import Settings
 from citefinder.library.link import link_file
 from citefinder.library.store import Library
-from citefinder.ui import paired_bib, state, workspace
+from citefinder.ui import paired_bib, state
 from citefinder.ui.markdown import WORD_JOINER
-from tests.app_support import build_sample_library
-from tests.test_sources_local import DATA, build_literature
+from tests.app_support import sample_with_literature
+from tests.test_sources_local import DATA
 
 pytestmark = pytest.mark.slow
 
@@ -34,15 +33,7 @@ def plain(markdown: str) -> str:
 
 @pytest.fixture
 def folder(tmp_path_factory, tmp_path, monkeypatch) -> Path:
-    built = build_sample_library(tmp_path_factory.getbasetemp() / "sample-library")
-    folder = tmp_path / "library"
-    shutil.copytree(built, folder, ignore=shutil.ignore_patterns("workspace", "paired"))
-    literature = build_literature(tmp_path / "papers-lit")
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
-    monkeypatch.setenv("CITEFINDER_LITERATURE", str(literature))
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
-    workspace.clear_draft(folder)
-    return folder
+    return sample_with_literature(tmp_path_factory, tmp_path, monkeypatch)
 
 
 def test_the_library_page_completes_a_paired_bib_and_lists_what_it_left(folder):

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import TWO_SLOTS, build_sample_library
+from app_support import ROOT, TWO_SLOTS, build_sample_library, button
 from citefinder.ui import state, workspace
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 180
 
 
@@ -33,15 +32,11 @@ def new_tab(sample_library, monkeypatch):
     return lambda: AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
 
 
-def _button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
 def test_two_tabs_keep_their_own_drafts_and_picks_stay_with_theirs(new_tab, sample_library):
     one = new_tab()
     one.run()
     one.text_area(key=state.CITE_TEXT).set_value(TWO_SLOTS).run()
-    _button(one, "Find citations").click().run()
+    button(one, "Find citations").click().run()
     run = one.session_state[state.CITE_RUN]
     assert len(run.results) == 2
     second = run.results[0].candidates[1].paper.doc_id  # the user prefers another paper for slot 1
@@ -52,7 +47,7 @@ def test_two_tabs_keep_their_own_drafts_and_picks_stay_with_theirs(new_tab, samp
     two = new_tab()  # a second tab on the same library: it reopens the draft saved last, then starts another
     two.run()
     assert two.session_state[state.CITE_DRAFT_ID] == first_id
-    _button(two, "Try an example").click().run()
+    button(two, "Try an example").click().run()
     assert two.session_state[state.CITE_DRAFT_ID] != first_id
     assert state.CITE_RUN not in two.session_state and not two.session_state[state.CITE_CHOICES]
     assert not [m for m in two.markdown if "Your pick then" in m.value]  # no pick of draft 1 shown on draft 2
@@ -87,7 +82,7 @@ def test_undo_forgets_the_pick_it_takes_back_and_only_that(new_tab, sample_libra
     at = new_tab()
     at.run()
     at.text_area(key=state.CITE_TEXT).set_value(TWO_SLOTS).run()
-    _button(at, "Find citations").click().run()
+    button(at, "Find citations").click().run()
     run = at.session_state[state.CITE_RUN]
     first = run.results[0].candidates[1].paper.doc_id
     second = run.results[1].candidates[1].paper.doc_id
@@ -99,7 +94,7 @@ def test_undo_forgets_the_pick_it_takes_back_and_only_that(new_tab, sample_libra
                 if r.origin == "user"}
 
     assert {first, second} <= learned()
-    _button(at, "Undo").click().run()  # takes back the second pick only
+    button(at, "Undo").click().run()  # takes back the second pick only
     assert not at.exception and 1 not in at.session_state[state.CITE_CHOICES]
     assert first in learned() and second not in learned()
     api.forget(library, ["user"])

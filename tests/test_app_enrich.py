@@ -4,17 +4,14 @@ its abstract came from; the .bib's saved copy is unchanged."""
 
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from citefinder.ui import paired_bib, state, workspace
-from citefinder.ui.markdown import WORD_JOINER
-from tests.app_support import build_sample_library
-from tests.test_sources_local import DATA, build_literature
+from citefinder.ui import paired_bib, state
+from tests.app_support import open_app, plain, sample_with_literature
+from tests.test_sources_local import DATA
 
 pytestmark = pytest.mark.slow
 
@@ -25,21 +22,9 @@ TEXT = ("Self-attention alone, without recurrence, is all you need for sequence 
         "A residual learning framework eases the training of much deeper networks [CITATION].")
 
 
-def plain(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
-
-
 @pytest.fixture
 def app(tmp_path_factory, tmp_path, monkeypatch) -> AppTest:
-    built = build_sample_library(tmp_path_factory.getbasetemp() / "sample-library")
-    folder = tmp_path / "library"
-    shutil.copytree(built, folder, ignore=shutil.ignore_patterns("workspace", "paired"))
-    literature = build_literature(tmp_path / "papers-lit")
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
-    monkeypatch.setenv("CITEFINDER_LITERATURE", str(literature))
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
-    workspace.clear_draft(folder)
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    return open_app(sample_with_literature(tmp_path_factory, tmp_path, monkeypatch), monkeypatch, TIMEOUT)
 
 
 def test_a_paired_bib_is_completed_before_the_fill_with_one_line(app):

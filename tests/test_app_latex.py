@@ -8,17 +8,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import DownloadSpy, build_sample_library
+from app_support import ROOT, DownloadSpy, build_sample_library
 from citefinder.library.readers import read_papers
 from citefinder.text.slots import find_slots
 from citefinder.types import Paper
 from citefinder.ui import paired_bib, state
-from latex_support import assert_only_placeholders_changed, cited_keys
+from latex_support import LATEX, assert_only_placeholders_changed, cited_keys
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parent.parent
-LATEX = Path(__file__).parent / "data" / "latex"
 
 
 @pytest.fixture(scope="module")

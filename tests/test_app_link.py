@@ -7,15 +7,14 @@ and *Unlink* keeps the papers.
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_support import button, plain
 from citefinder.ui import library_view, state
-from citefinder.ui.markdown import WORD_JOINER
 
 pytestmark = pytest.mark.slow  # MiniLM embeds the linked papers
 
@@ -32,14 +31,6 @@ ELECTRA = """
   abstract  = {Replaced token detection trains a discriminator to tell which input tokens a small generator replaced.}
 }
 """
-
-
-def plain(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
-
-
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
 
 
 def titles(at: AppTest) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import bibtexparser
 import pytest
-from literature_support import build_literature, literature_records, only_theirs, snapshot
+from literature_support import only_theirs, snapshot
 from streamlit.testing.v1 import AppTest
 
 from app_support import DownloadSpy, build_sample_library
@@ -19,27 +19,10 @@ from citefinder.library.store import Library
 from citefinder.ui import state, workspace
 from citefinder.ui.cite.literature import ALWAYS, UNSURE
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("literature_cache")]
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 240
-
-
-@pytest.fixture(autouse=True)
-def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The derived indexes a literature library has not saved are built into the cache: a test's own, not the
-    user's ~/.cache."""
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def records() -> list[dict]:
-    return literature_records()
-
-
-@pytest.fixture(scope="module")
-def literature(tmp_path_factory: pytest.TempPathFactory, records: list[dict]) -> Path:
-    return build_literature(tmp_path_factory.mktemp("literature"), records)
 
 
 @pytest.fixture

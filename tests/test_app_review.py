@@ -16,14 +16,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import SAMPLE_SIZE, DownloadSpy, build_sample_library
+from app_support import SAMPLE_SIZE, DownloadSpy, build_sample_library, button, fill, open_app, plain
 from citefinder.config import Settings
 from citefinder.library import sample
 from citefinder.library.readers import read_papers
 from citefinder.library.store import Library
 from citefinder.types import Paper
 from citefinder.ui import paired_bib, state, workspace
-from citefinder.ui.markdown import WORD_JOINER
 
 pytestmark = pytest.mark.slow
 
@@ -33,10 +32,6 @@ TIMEOUT = 240
 TEXT = ("Self-attention alone, without recurrence, is all you need for sequence transduction [CITATION]. "
         "The bench was quiet that morning. "
         "Bidirectional pre-training of transformers improves language understanding [CITATION].")
-
-
-def plain(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 @pytest.fixture(scope="module")
@@ -51,19 +46,7 @@ def folder(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def app(folder, monkeypatch) -> AppTest:
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(folder))
-    workspace.clear_draft(folder)
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-
-
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
-def fill(at: AppTest, text: str) -> AppTest:
-    at.run()
-    at.text_area(key=state.CITE_TEXT).set_value(text).run()
-    return button(at, "Find citations").click().run()
+    return open_app(folder, monkeypatch, TIMEOUT)
 
 
 def test_several_papers_per_slot_with_undo_and_a_rerun_that_keeps_the_picks(app, monkeypatch):

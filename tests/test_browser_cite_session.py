@@ -10,12 +10,10 @@ real browser (`streamlit run app.py`, Debian's Chromium):
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from playwright.sync_api import expect
 
-from app_support import build_sample_library, chromium, paste_draft, settle, streamlit_server
+from app_support import browser_library, chromium, paste_draft, settle, streamlit_server
 from citefinder.ui.cite.draft import EXAMPLE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -48,10 +46,7 @@ def to_top(page) -> None:
 
 
 def test_undo_is_this_sessions_and_a_file_without_markers_keeps_the_draft(tmp_path_factory):
-    root = tmp_path_factory.mktemp("browser-cite-session")
-    sample = build_sample_library(tmp_path_factory.getbasetemp() / "browser-sample-library")
-    library = root / "library"
-    shutil.copytree(sample, library, ignore=shutil.ignore_patterns("workspace"))
+    root, library = browser_library(tmp_path_factory, "browser-cite-session")
     with streamlit_server(library, root / "server.log") as url, chromium((1400, 900)) as page:
         page.goto(url)
         page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)

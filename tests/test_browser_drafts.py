@@ -5,12 +5,10 @@ page, in view where the user clicked, naming the draft it is about."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from playwright.sync_api import expect
 
-from app_support import build_sample_library, chromium, streamlit_server
+from app_support import browser_library, chromium, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -35,10 +33,7 @@ def slot(page, n: int):
 
 
 def test_picks_stay_with_their_draft_and_the_rerun_question_opens_where_clicked(tmp_path_factory):
-    root = tmp_path_factory.mktemp("browser-drafts")
-    sample = build_sample_library(tmp_path_factory.getbasetemp() / "browser-sample-library")
-    library = root / "library"
-    shutil.copytree(sample, library, ignore=shutil.ignore_patterns("workspace"))
+    root, library = browser_library(tmp_path_factory, "browser-drafts")
     with streamlit_server(library, root / "server.log") as url, chromium((1400, 900)) as page:
         page.goto(url)
         page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ import bibtexparser
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from app_support import ROOT, build_sample_library, chromium, streamlit_server
+from app_support import ROOT, browser_library, chromium, streamlit_server
 from citefinder.ui.cite.results import PAGE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -32,10 +31,7 @@ FILL_MS = 240_000
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    root = tmp_path_factory.mktemp("browser-review")
-    sample = build_sample_library(tmp_path_factory.getbasetemp() / "browser-sample-library")
-    library = root / "library"
-    shutil.copytree(sample, library, ignore=shutil.ignore_patterns("workspace"))
+    root, library = browser_library(tmp_path_factory, "browser-review")
     with streamlit_server(library, root / "server.log") as url, chromium((1280, 900)) as page:
         page.goto(url)
         page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from dumps_support import ARXIV, DUMPS, OA_NAME, OPENALEX, S2_ABSTRACTS, S2_PAPERS
 
 from citefinder.errors import InputError
 from citefinder.library.dumps import DumpFilter, parse_categories, parse_years
@@ -17,12 +18,6 @@ from citefinder.library.formats.lines import Position, first_record, positioned_
 from citefinder.library.readers import read_papers, reader_for, sniff_format
 from citefinder.types import ImportFailure, Paper
 
-DUMPS = Path(__file__).resolve().parent / "data" / "dumps"
-ARXIV = DUMPS / "arxiv-metadata-oai-snapshot.json"
-OPENALEX = DUMPS / "openalex" / "data" / "works" / "updated_date=2024-01-01" / "part_000.gz"
-OA_NAME = "updated_date=2024-01-01/part_000.gz"  # how papers and failures name an OpenAlex part
-S2_PAPERS = DUMPS / "s2" / "papers-part0.gz"
-S2_ABSTRACTS = DUMPS / "s2" / "abstracts-part0.gz"
 S2_JOINED = DUMPS / "s2-joined.jsonl"
 
 

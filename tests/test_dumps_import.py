@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from dumps_support import ARXIV, OA_NAME, OPENALEX, S2_ABSTRACTS, S2_PAPERS
 
 from citefinder.cli.main import main
 from citefinder.config import Settings
@@ -21,12 +22,6 @@ from citefinder.library.resume import FILE, ProgressBook, Tracker
 from citefinder.library.store import Library
 from citefinder.types import Paper
 
-DUMPS = Path(__file__).resolve().parent / "data" / "dumps"
-ARXIV = DUMPS / "arxiv-metadata-oai-snapshot.json"
-OPENALEX = DUMPS / "openalex" / "data" / "works" / "updated_date=2024-01-01" / "part_000.gz"
-OA_NAME = "updated_date=2024-01-01/part_000.gz"  # how papers and failures name an OpenAlex part
-S2_PAPERS = DUMPS / "s2" / "papers-part0.gz"
-S2_ABSTRACTS = DUMPS / "s2" / "abstracts-part0.gz"
 ALL = [ARXIV, OPENALEX, S2_PAPERS, S2_ABSTRACTS]
 
 

@@ -25,14 +25,12 @@ OWN_JSONL = ('{"title": "Generative adversarial nets", "authors": ["Ian J. Goodf
              '"abstract": "My own note on GANs."}\n')
 
 
+pytestmark = pytest.mark.usefixtures("literature_cache")  # a cache of the test's own
+
+
 @pytest.fixture(scope="module")
 def literature(tmp_path_factory) -> Path:
     return build_literature(tmp_path_factory.mktemp("lit") / "papers-lit")
-
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
 
 
 def export(library: Library) -> str:

@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from store_support import CountingEmbedder
 
 from citefinder.config import Settings
-from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.link import link_file, linked_files, open_library, sync_all, unlink_file
 from citefinder.library.store import Library
 
@@ -30,18 +30,6 @@ NEW_ENTRY = """
   abstract  = {Replaced token detection trains a discriminator to tell which input tokens a small generator replaced.}
 }
 """
-
-
-class CountingEmbedder(Embedder):
-    """The real embedder, counting how many texts it embedded."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.encoded = 0
-
-    def encode(self, texts, **kw):  # noqa: ANN001, ANN003
-        self.encoded += len(texts)
-        return super().encode(texts, **kw)
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 from literature_support import (
     as_paper,
-    build_literature,
-    literature_records,
     only_theirs,
     own_library,
     snapshot,
@@ -29,22 +27,7 @@ from citefinder.select.fallback import ThresholdSelector
 from citefinder.sources.base import Lookup, SourceRecord
 from citefinder.types import Paper
 
-
-@pytest.fixture(autouse=True)
-def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The derived indexes a literature library has not saved are built into the cache: a test's own, not the
-    user's ~/.cache."""
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def records() -> list[dict]:
-    return literature_records()
-
-
-@pytest.fixture(scope="module")
-def literature(tmp_path_factory: pytest.TempPathFactory, records: list[dict]) -> Path:
-    return build_literature(tmp_path_factory.mktemp("literature"), records)
+pytestmark = pytest.mark.usefixtures("literature_cache")
 
 
 @pytest.fixture

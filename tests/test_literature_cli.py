@@ -9,28 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
-from literature_support import build_literature, literature_records, only_theirs, own_records, snapshot
+from literature_support import only_theirs, own_records, snapshot
 
 from citefinder.cli.main import main
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The derived indexes a literature library has not saved are built into the cache: a test's own, not the
-    user's ~/.cache."""
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def records() -> list[dict]:
-    return literature_records()
-
-
-@pytest.fixture(scope="module")
-def literature(tmp_path_factory: pytest.TempPathFactory, records: list[dict]) -> Path:
-    return build_literature(tmp_path_factory.mktemp("literature"), records)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("literature_cache")]
 
 
 def _surname(r: dict) -> str:

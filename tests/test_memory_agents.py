@@ -24,6 +24,7 @@ from citefinder.retrieve.query.cocite import filled_keys, keys_near, picks_near
 from citefinder.retrieve.registry import AGENTS, default_agents
 from citefinder.text.slots import find_slots
 from citefinder.types import Paper, Query, Selection, SlotResult
+from latex_support import copied_library, make_refs_library
 
 pytestmark = pytest.mark.slow  # a real library (MiniLM)
 
@@ -55,15 +56,12 @@ def contexts() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def refs_library(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("refs-library") / "library"
-    assert Library.open(Settings(library=root)).import_files([LATEX / "refs.bib"]).added == 24
-    return root
+    return make_refs_library(tmp_path_factory.mktemp("refs-library") / "library")
 
 
 @pytest.fixture
 def library(refs_library, tmp_path) -> Library:
-    shutil.copytree(refs_library, tmp_path / "library")
-    return Library.open(Settings(library=tmp_path / "library"))
+    return Library.open(Settings(library=copied_library(refs_library, tmp_path)))
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ AppTest for the pages."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from app_support import plain
 from citefinder.config import Settings
 from citefinder.library.contexts import api
 from citefinder.library.contexts.memory import memory_of
@@ -21,7 +21,7 @@ from citefinder.library.store import Library
 from citefinder.pipeline.evidence import elsewhere_line
 from citefinder.types import Query, Selection, Slot, SlotResult
 from citefinder.ui import picks, state, workspace
-from citefinder.ui.markdown import WORD_JOINER
+from latex_support import copied_library, make_refs_library
 
 DATA = Path(__file__).resolve().parent / "data"
 LATEX = DATA / "latex"
@@ -71,15 +71,12 @@ def test_the_card_line_says_where_the_sentence_comes_from():
 
 @pytest.fixture(scope="module")
 def refs_library(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("hooks-library") / "library"
-    assert Library.open(Settings(library=root)).import_files([LATEX / "refs.bib"]).added == 24
-    return root
+    return make_refs_library(tmp_path_factory.mktemp("hooks-library") / "library")
 
 
 @pytest.fixture
 def library_path(refs_library, tmp_path) -> Path:
-    shutil.copytree(refs_library, tmp_path / "library")
-    return tmp_path / "library"
+    return copied_library(refs_library, tmp_path)
 
 
 @pytest.mark.slow
@@ -156,10 +153,6 @@ def find(at, text: str):
     at.run()
     at.text_area(key=state.CITE_TEXT).set_value(text).run()
     return next(b for b in at.button if b.label == "Find citations").click().run()
-
-
-def plain(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 def cards_text(at) -> str:

@@ -14,7 +14,7 @@ from citefinder.cli.main import main
 from citefinder.config import Settings
 from citefinder.library.link import library_beside
 from citefinder.library.store import Library
-from online_server import Catalog, FakeScholar, closed_port, only_loopback, read_records
+from online_server import FakeScholar, closed_port, pointed_fake, read_records
 
 pytestmark = pytest.mark.slow  # a real library (MiniLM)
 pytest.importorskip("citefinder.sources.enrich", reason="`library enrich` (branch lit-enrich) is not merged yet")
@@ -24,10 +24,7 @@ DATA = Path(__file__).parent / "data"
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    tried = only_loopback(monkeypatch)
-    server = FakeScholar(Catalog(list(read_records(DATA / "online-papers.jsonl"))))
-    for name, url in server.urls().items():
-        monkeypatch.setenv(f"CITEFINDER_{name.upper()}", url)
+    server, tried = pointed_fake(monkeypatch, list(read_records(DATA / "online-papers.jsonl")))
     monkeypatch.setenv("CITEFINDER_ONLINE_INTERVAL_S", "0")
     monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # where answers go while no library folder exists

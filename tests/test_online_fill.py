@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from citefinder.cli.main import main
-from online_server import Catalog, FakeScholar, only_loopback, read_records
+from online_server import FakeScholar, pointed_fake, read_records
 
 pytestmark = pytest.mark.slow  # a real library (MiniLM)
 pytest.importorskip("citefinder.pipeline.literature", reason="the literature tier (branch lit-discovery) is not "
@@ -22,10 +22,7 @@ RECORDS = list(read_records(DATA / "online-papers.jsonl"))
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    tried = only_loopback(monkeypatch)
-    server = FakeScholar(Catalog(RECORDS))
-    for name, url in server.urls().items():
-        monkeypatch.setenv(f"CITEFINDER_{name.upper()}", url)
+    server, tried = pointed_fake(monkeypatch, RECORDS)
     monkeypatch.setenv("CITEFINDER_ONLINE_INTERVAL_S", "0")
     monkeypatch.setenv("CITEFINDER_SOURCES_CACHE", str(tmp_path / "answers.sqlite"))
     monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))

@@ -16,7 +16,14 @@ from citefinder.cli.main import main
 from citefinder.config import Settings
 from citefinder.library.link import library_beside
 from citefinder.library.store import Library
-from online_server import MISBEHAVIOURS, SERVICES, Catalog, FakeScholar, closed_port, only_loopback, read_records
+from online_server import (
+    MISBEHAVIOURS,
+    SERVICES,
+    FakeScholar,
+    closed_port,
+    pointed_fake,
+    read_records,
+)
 
 pytestmark = pytest.mark.slow  # a real library (MiniLM)
 
@@ -28,10 +35,7 @@ DRAFT = ("\\documentclass{article}\n\\begin{document}\n"
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    tried = only_loopback(monkeypatch)
-    server = FakeScholar(Catalog(list(read_records(DATA / "online-papers.jsonl"))))
-    for name, url in server.urls().items():
-        monkeypatch.setenv(f"CITEFINDER_{name.upper()}", url)
+    server, tried = pointed_fake(monkeypatch, list(read_records(DATA / "online-papers.jsonl")))
     for name, value in {"ONLINE_INTERVAL_S": "0", "ONLINE_TIMEOUT_S": "1", "ONLINE_RETRIES": "2",
                         "ONLINE_BACKOFF_S": "0.05", "ONLINE_DEADLINE_S": "1.5", "LEARN_FROM_PICKS": "false",
                         "CACHE": str(tmp_path / "cache"), "LIBRARY": str(tmp_path / "no-default-library")}.items():
@@ -69,6 +73,15 @@ def clear_end(code: int, out: str, err: str, service: str) -> str:
     return line
 
 
+def timed_run(argv: list[str], capsys: pytest.CaptureFixture, service: str) -> tuple[int, str, str, float]:
+    """The CLI run on ``argv``: its exit code, standard error, last line (checked by :func:`clear_end`) and
+    seconds."""
+    start = time.monotonic()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, err, clear_end(code, out, err, service), time.monotonic() - start
+
+
 @pytest.mark.parametrize("service", SERVICES)
 def test_enrich_from_a_misbehaving_service_ends_cleanly_and_changes_nothing(
         fake: FakeScholar, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
@@ -77,11 +90,9 @@ def test_enrich_from_a_misbehaving_service_ends_cleanly_and_changes_nothing(
     before, held = bib.read_bytes(), papers(library_beside(bib))
     for mode in MISBEHAVIOURS:
         fake.modes[service] = mode
-        start = time.monotonic()
-        code = main(["library", "enrich", "--from", service, "--bib", str(bib)])
-        out, err = capsys.readouterr()
-        last = clear_end(code, out, err, service)
-        assert time.monotonic() - start < 30, (mode, last)
+        code, err, last, seconds = timed_run(["library", "enrich", "--from", service, "--bib", str(bib)], capsys,
+                                             service)
+        assert seconds < 30, (mode, last)
         assert bib.read_bytes() == before, mode
         if service == "arxiv" and mode == "overpromise":  # its first page is right (an id asked alone needs no
             held = papers(library_beside(bib))            # second page): what it holds may be used
@@ -99,14 +110,12 @@ def test_fill_with_a_misbehaving_literature_goes_on_and_says_so_once(
         fake.modes[service] = mode
         tex = tmp_path / f"paper-{mode}.tex"
         tex.write_text(DRAFT, encoding="utf-8")
-        start = time.monotonic()
-        code = main(["fill", str(tex), "--literature", service, "--literature-when", "always"])
-        out, err = capsys.readouterr()
-        clear_end(code, out, err, service)
+        code, err, _, seconds = timed_run(["fill", str(tex), "--literature", service, "--literature-when", "always"],
+                                          capsys, service)
         assert code == 0, (mode, err[-1000:])
         assert f"asking {service}: to 127.0.0.1:{fake.port}: " in err, "said before the first call"
         assert err.count("could not be searched") <= 1, (mode, err)
-        assert time.monotonic() - start < 60, mode
+        assert seconds < 60, mode
         assert (tmp_path / f"paper-{mode}.cited.tex").exists(), "the fill went on"
         assert bib.read_bytes() == before and papers(library_beside(bib)) == held, mode
 

@@ -23,6 +23,15 @@ def by_label(widgets, label: str):
     return next(w for w in widgets if w.label == label)
 
 
+def empty_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty library folder of the test's own, configured, and no literature configured."""
+    library = tmp_path / "lib"
+    library.mkdir()
+    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
+    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+    return library
+
+
 def test_online_sources_on_the_settings_page(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                              user_settings_file: Path) -> None:
     library = tmp_path / "lib"
@@ -60,10 +69,7 @@ def test_online_sources_on_the_settings_page(monkeypatch: pytest.MonkeyPatch, tm
 def test_the_literature_is_chosen_on_the_settings_page_and_checked_first(monkeypatch: pytest.MonkeyPatch,
                                                                           tmp_path: Path,
                                                                           user_settings_file: Path) -> None:
-    library = tmp_path / "lib"
-    library.mkdir()
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
-    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+    empty_library(tmp_path, monkeypatch)
     at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
     field = "Literature library folder, or openalex, s2, arxiv, crossref"
     by_label(at.text_input, field).set_value(str(tmp_path / "not-a-library"))
@@ -83,10 +89,7 @@ def test_a_source_whose_client_is_missing_is_refused_where_it_is_chosen(monkeypa
                                                                          user_settings_file: Path) -> None:
     import sys
 
-    library = tmp_path / "lib"
-    library.mkdir()
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
-    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+    empty_library(tmp_path, monkeypatch)
     monkeypatch.setitem(sys.modules, "pyalex", None)  # as without the [online] extra: `import pyalex` fails
     at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
     said = re.sub(r"\\(.)", r"\1", " ".join(m.value for m in at.markdown))
@@ -102,12 +105,9 @@ def test_a_source_whose_client_is_missing_is_refused_where_it_is_chosen(monkeypa
 
 def test_a_name_that_is_a_folder_here_and_a_service_is_refused_on_the_settings_page(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, user_settings_file: Path) -> None:
-    library = tmp_path / "lib"
-    library.mkdir()
+    empty_library(tmp_path, monkeypatch)
     (tmp_path / "arxiv").mkdir()
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
-    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
     at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
     field = "Literature library folder, or openalex, s2, arxiv, crossref"
     by_label(at.text_input, field).set_value("arxiv")
@@ -122,10 +122,7 @@ def test_a_name_that_is_a_folder_here_and_a_service_is_refused_on_the_settings_p
 @pytest.mark.parametrize("page", ["6_Check.py", "1_Cite.py"])
 def test_the_pages_say_what_an_online_literature_is_sent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                           user_settings_file: Path, page: str) -> None:
-    library = tmp_path / "lib"
-    library.mkdir()
-    monkeypatch.setenv("CITEFINDER_LIBRARY", str(library))
-    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+    empty_library(tmp_path, monkeypatch)
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=240).run()
     assert not at.exception
     assert "Nothing leaves this machine" in " ".join(c.value for c in at.caption)

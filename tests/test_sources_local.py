@@ -33,14 +33,12 @@ def build_literature(folder: Path) -> Path:
     return folder
 
 
+pytestmark = pytest.mark.usefixtures("literature_cache")  # a cache of the test's own
+
+
 @pytest.fixture(scope="module")
 def literature(tmp_path_factory) -> Path:
     return build_literature(tmp_path_factory.mktemp("lit") / "papers-lit")
-
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
 
 
 def snapshot(folder: Path) -> dict[str, str]:

@@ -11,28 +11,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from store_support import CountingEmbedder
 
 from citefinder.config import Settings
 from citefinder.errors import EmbedderMismatchError
 from citefinder.index.vectors import dense_search
-from citefinder.library.encoders.embedder import Embedder
 from citefinder.library.store import Library
 
 pytestmark = pytest.mark.slow
 
 N_MODE = 40
-
-
-class CountingEmbedder(Embedder):
-    """The real embedder, counting how many texts it was asked to embed."""
-
-    def __init__(self, *a, **kw) -> None:
-        super().__init__(*a, **kw)
-        self.encoded = 0
-
-    def encode(self, texts, **kw):  # noqa: ANN001, ANN003
-        self.encoded += len(texts)
-        return super().encode(texts, **kw)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,7 @@
-"""Probe: a linear query adapter on MiniLM query vectors, learned from training citation contexts.
+"""Backs bench/RESULTS.md, section "Tried on the training part and dropped (2026-11-22, second session; machine busy,
+load 6-8)".
+
+Probe: a linear query adapter on MiniLM query vectors, learned from training citation contexts.
 
     python bench/probes/adapter_probe.py cache bench/out/drafts-train.json      # queries and vectors per draft
     python bench/probes/adapter_probe.py cv                                     # grouped 5-fold CV by paper

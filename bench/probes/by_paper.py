@@ -1,4 +1,6 @@
-"""Saved drafts-dev runs (bench/drafts_eval.py --out) side by side, paper by paper: fused hit@1, and the selector's
+"""Backs bench/RESULTS.md, section "The names change and the hub check, paper by paper (issue 4b)".
+
+Saved drafts-dev runs (bench/drafts_eval.py --out) side by side, paper by paper: fused hit@1, and the selector's
 fills, right fills and precision.
 
     python bench/probes/by_paper.py bench/out/test-before.json bench/out/test-head.json [--labels before,today]

@@ -1,4 +1,7 @@
-"""Does a cross-encoder tell a slot's real key from another key of the same .bib? (drafts-dev TRAINING part)
+"""Backs bench/RESULTS.md, section "Fourth session (2026-11-26): the cross-encoder trained longer, the check reading it,
+the fusion re-tuned with the memory".
+
+Does a cross-encoder tell a slot's real key from another key of the same .bib? (drafts-dev TRAINING part)
 
     python bench/probes/check_cross.py --data .gpu/data.json.xz --model NAME=FOLDER ... [--slots 400]
 

@@ -1,4 +1,6 @@
-"""A confidence model (citefinder/data/confidence.json, or another file) replayed offline on a saved drafts-dev run
+"""Backs bench/RESULTS.md, section "The hub check and the names change on real drafts (drafts-dev, by the fixed split)".
+
+A confidence model (citefinder/data/confidence.json, or another file) replayed offline on a saved drafts-dev run
 (bench/drafts_eval.py output): at its own threshold, how many slots the threshold rule fills and how many of them
 are right. The fused top-1 of each slot is rebuilt from the saved agent lists (bench/tune.py top1_rows), so no
 library is opened; the slot-to-slot effects of a live fill (co-cited seeds from earlier picks) are as saved.

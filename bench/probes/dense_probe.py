@@ -1,4 +1,6 @@
-"""Probe: another embedder on real drafts, as an extra dense agent over the slot or in place of the library's.
+"""Backs bench/RESULTS.md, section "An embedder from citing sentences (issue 20 part 4)".
+
+Probe: another embedder on real drafts, as an extra dense agent over the slot or in place of the library's.
 
     python bench/probes/dense_probe.py --embedder FOLDER --name incite \\
         --train bench/out/drafts-train.json --test bench/out/drafts-test.json [--out bench/out/dense-probe-incite.json]
@@ -26,30 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from probe_support import by_draft, drafts  # noqa: E402
-
-
-def add_list(result: dict, embedder, name: str, cache: Path) -> None:
-    from citefinder.library.records import embedding_text
-    from citefinder.retrieve.agents.dense import dense_text
-
-    groups = by_draft(result["outcomes"])
-    for n, draft in enumerate(drafts(result), start=1):
-        papers = list(draft.library.iter_papers())
-        ids = [p.doc_id for p in papers]
-        f = cache / f"{draft.name}.npz"
-        if f.exists() and list(np.load(f)["ids"]) == ids:
-            docs = np.load(f)["vecs"]
-        else:
-            docs = np.asarray(embedder.encode([embedding_text(p) for p in papers]), dtype=np.float32)
-            np.savez(f, ids=np.array(ids), vecs=docs)
-        queries = [dense_text(r.query) for r in draft.fill()]
-        sims = np.asarray(embedder.encode(queries), dtype=np.float32) @ docs.T
-        for o, row in zip(draft.outcomes, sims, strict=True):
-            order = np.argsort(-row)[:100]
-            o["lists"][name] = [[ids[i], r, round(float(row[i]), 5)] for r, i in enumerate(order, start=1)]
-        print(f"[{n}/{len(groups)}] {draft.name}: {len(papers)} papers, {len(draft.outcomes)} slots",
-              file=sys.stderr, flush=True)
+from probe_support import add_list  # noqa: E402
 
 
 def tune(outcomes: list[dict], agents: list[str]) -> tuple[dict[str, float], int]:

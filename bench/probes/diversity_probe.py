@@ -1,4 +1,7 @@
-"""Probe: does diversifying ranks 2..N of the fused list (maximal marginal relevance) raise hit@5?
+"""Backs bench/RESULTS.md, section "Tried on the training part and dropped (2026-11-22, second session; machine busy,
+load 6-8)".
+
+Probe: does diversifying ranks 2..N of the fused list (maximal marginal relevance) raise hit@5?
 
     python bench/probes/diversity_probe.py bench/out/drafts-train.json
 

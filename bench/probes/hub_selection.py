@@ -1,4 +1,6 @@
-"""The hub check (citefinder/select/hubs.py) replayed on saved drafts-dev runs (bench/drafts_eval.py --traces):
+"""Backs bench/RESULTS.md, section "The hub check and the names change on real drafts (drafts-dev, by the fixed split)".
+
+The hub check (citefinder/select/hubs.py) replayed on saved drafts-dev runs (bench/drafts_eval.py --traces):
 for each factor and alike-level, how many slots stay filled, how many of them right. Fit on the training part:
 
     python bench/probes/hub_selection.py bench/out/drafts-train-before.json            # choose HUB_FACTOR / ALIKE

@@ -1,4 +1,7 @@
-"""Probe: does a draft-wide hubness correction help the fused ranking?
+"""Backs bench/RESULTS.md, section "Tried on the training part and dropped (2026-11-22, second session; machine busy,
+load 6-8)".
+
+Probe: does a draft-wide hubness correction help the fused ranking?
 
     python bench/probes/hubness_probe.py bench/out/drafts-train.json
 

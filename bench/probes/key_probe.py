@@ -1,4 +1,6 @@
-"""Probe: do the user's own BibTeX keys name what a slot cites ("devlin2019bert", "lama", "mnist")?
+"""Backs bench/RESULTS.md, section "Fifth session (2026-11-23): the user's own citation keys (`keys` agent)".
+
+Probe: do the user's own BibTeX keys name what a slot cites ("devlin2019bert", "lama", "mnist")?
 
     python bench/probes/key_probe.py bench/out/drafts-train.json [OUT.json]   # then: bench/tune.py fusion --dry-run OUT.json
 

@@ -1,4 +1,6 @@
-"""How much a slot's own part of its sentence (``Query.local``) should weigh in the BM25/title and dense queries,
+"""Backs bench/RESULTS.md, section "One paper per marker of a sentence (issue 5)".
+
+How much a slot's own part of its sentence (``Query.local``) should weigh in the BM25/title and dense queries,
 probed on the slots that share their sentence with other markers (drafts-dev, TRAINING part only):
 
     python bench/probes/local_weight.py --part train [--papers a,b]
@@ -20,12 +22,16 @@ MIN_WORDS = 3
 
 def variants() -> dict[str, tuple[object, object]]:
     """name -> (Query.focus, dense text) as functions of a query."""
-    def focus(r: int, only: bool = False):  # type: ignore[no-untyped-def]
+    def repeated(sep: str, r: int, only: bool):  # type: ignore[no-untyped-def]
+        """The slot's own part ``r`` times (then the whole sentence unless ``only``), joined by ``sep``."""
         def f(q):  # type: ignore[no-untyped-def]
             if q.local and q.local != q.text:
-                return " ".join([q.local] * r) if only else " ".join([q.local] * r + [q.text])
+                return sep.join([q.local] * r if only else [q.local] * r + [q.text])
             return q.text
         return f
+
+    def focus(r: int, only: bool = False):  # type: ignore[no-untyped-def]
+        return repeated(" ", r, only)
 
     def enough(q) -> bool:  # type: ignore[no-untyped-def]
         return len([w for w in q.local.split() if len(w) > 3]) >= MIN_WORDS
@@ -41,11 +47,7 @@ def variants() -> dict[str, tuple[object, object]]:
         return q.text
 
     def dense(r: int, only: bool = False):  # type: ignore[no-untyped-def]
-        def f(q):  # type: ignore[no-untyped-def]
-            if q.local and q.local != q.text:
-                return ". ".join([q.local] * r) if only else ". ".join([q.local] * r + [q.text])
-            return q.text
-        return f
+        return repeated(". ", r, only)
 
     return {
         "shipped: focus local x2 + text, dense local. text": (focus(2), dense(1)),

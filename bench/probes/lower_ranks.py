@@ -1,4 +1,6 @@
-"""How likely is a candidate below the top to be the cited paper? Fit the map the Cite page shows for ranks 2..5.
+"""Backs bench/RESULTS.md, section "One number per candidate (`bench/probes/lower_ranks.py`)".
+
+How likely is a candidate below the top to be the cited paper? Fit the map the Cite page shows for ranks 2..5.
 
     python bench/drafts_eval.py --part train --traces --out bench/out/drafts-train-i22.json
     python bench/probes/lower_ranks.py bench/out/drafts-train-i22.json [--check bench/out/drafts-test-i22.json]

@@ -1,4 +1,7 @@
-"""Probe: does a gradient-boosted pointwise ranker over the agents' lists beat the learned RRF?
+"""Backs bench/RESULTS.md, section "Tried on the training part and dropped (2026-11-22, second session; machine busy,
+load 6-8)".
+
+Probe: does a gradient-boosted pointwise ranker over the agents' lists beat the learned RRF?
 
     python bench/probes/ltr_probe.py bench/out/drafts-train.json            # grouped 5-fold CV on training data
 

@@ -1,4 +1,6 @@
-"""Training-only probe of the memory agents' scoring (issue 20): how the nearest citing sentences should vote
+"""Backs bench/RESULTS.md, section "How the literature cites: the citation-context memory (issue 20, 2026-11-25)".
+
+Training-only probe of the memory agents' scoring (issue 20): how the nearest citing sentences should vote
 (cited-like), on the drafts-dev TRAIN part with a memory from the pack's train split.
 
     python bench/probes/memory_probe.py --libraries /work/bench-libs/i20/drafts-mem

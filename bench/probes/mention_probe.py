@@ -1,4 +1,7 @@
-"""Probe: a draft-wide "mentioned" prior (papers whose names or first author recur anywhere in the draft).
+"""Backs bench/RESULTS.md, section "Tried on the training part and dropped (2026-11-22, second session; machine busy,
+load 6-8)".
+
+Probe: a draft-wide "mentioned" prior (papers whose names or first author recur anywhere in the draft).
 
     python bench/probes/mention_probe.py bench/out/drafts-train.json OUT.json   # then: python bench/tune.py fusion --dry-run OUT.json
 

@@ -1,4 +1,6 @@
-"""The names agents' fusion weight and the hub check (citefinder/select/hubs.py), paper by paper, replayed on a saved
+"""Backs bench/RESULTS.md, section "The names change and the hub check, paper by paper (issue 4b)".
+
+The names agents' fusion weight and the hub check (citefinder/select/hubs.py), paper by paper, replayed on a saved
 drafts-dev run (bench/drafts_eval.py --traces):
 
     python bench/probes/names_hub.py bench/out/test-head.json [--weights 1,0.5,0.25,0]

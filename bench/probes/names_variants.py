@@ -1,4 +1,6 @@
-"""Variants of how the names next to a marker are read and weighed, replayed on a saved drafts-dev run
+"""Backs bench/RESULTS.md, section "The names change and the hub check, paper by paper (issue 4b)".
+
+Variants of how the names next to a marker are read and weighed, replayed on a saved drafts-dev run
 (bench/drafts_eval.py --traces; choose on the TRAINING part, then report the test part):
 
     python bench/probes/names_variants.py bench/out/train-head.json [--papers a,b]

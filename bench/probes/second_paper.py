@@ -1,4 +1,6 @@
-"""Does proposing a second paper for a slot (``citefinder.pipeline.second``) help? On a saved drafts_eval run.
+"""Backs bench/RESULTS.md, section "Slots of several keys, counted by their set (`bench/drafts_eval.py`)".
+
+Does proposing a second paper for a slot (``citefinder.pipeline.second``) help? On a saved drafts_eval run.
 
     python bench/drafts_eval.py --part train --traces --out bench/out/drafts-train-i22.json
     python bench/probes/second_paper.py bench/out/drafts-train-i22.json

@@ -1,4 +1,7 @@
-"""Probe: do the slots of one sentence gain from a joint pick of distinct papers?
+"""Backs bench/RESULTS.md, section "Tried on the training part and dropped (2026-11-22, second session; machine busy,
+load 6-8)".
+
+Probe: do the slots of one sentence gain from a joint pick of distinct papers?
 
     python bench/probes/sentence_probe.py bench/out/drafts-train.json
 

@@ -1,4 +1,6 @@
-"""Dense recall vs. embedding speed at max_seq_length 256 and 128 (all-MiniLM-L6-v2).
+"""Backs bench/RESULTS.md, section "Import of papers-50k (`bench/bench_import.py`)".
+
+Dense recall vs. embedding speed at max_seq_length 256 and 128 (all-MiniLM-L6-v2).
 
 The sub-library of `bench/probes/sublibrary.py` (every gold paper + seeded distractors) is embedded at both
 settings; queries are scored by exact cosine search.

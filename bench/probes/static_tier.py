@@ -1,4 +1,6 @@
-"""A static embedding tier distilled locally from all-MiniLM-L6-v2 (model2vec's recipe), measured.
+"""Backs bench/RESULTS.md, section "Import of papers-50k (`bench/bench_import.py`)".
+
+A static embedding tier distilled locally from all-MiniLM-L6-v2 (model2vec's recipe), measured.
 
 Distillation, offline and with the packages we already pin (no `model2vec[distill]`, which would
 pull transformers and tokenizers back a major version):

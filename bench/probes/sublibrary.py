@@ -1,4 +1,6 @@
-"""The dense-only benchmark shared by `seq_length.py` and `static_tier.py`.
+"""The shared helper of the probes behind bench/RESULTS.md, section "Import of papers-50k (`bench/bench_import.py`)".
+
+The dense-only benchmark shared by `seq_length.py` and `static_tier.py`.
 
 A sub-library of every gold paper of autoscholar-dev and CiteME found in papers-50k plus seeded
 random distractors, embedded once per embedder; queries are scored by exact cosine search.

@@ -19,11 +19,12 @@ is used as it is, with ``CITEFINDER_QUERY_ENCODER=<the model folder>`` (:mod:`ci
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from citefinder.cli.options import tqdm_bar
+from citefinder.cli.report import metrics_table
 from citefinder.errors import CitefinderError, InputError
 
 
@@ -106,9 +107,7 @@ def run(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _bar(desc: str, unit: str, total: int | None = None) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(desc=desc, unit=unit, total=total, file=sys.stderr, dynamic_ncols=True, mininterval=2)
+    return tqdm_bar(desc, unit, total, mininterval=2)
 
 
 def current_embedder(settings: Any) -> tuple[str, int]:
@@ -123,10 +122,7 @@ def current_embedder(settings: Any) -> tuple[str, int]:
 def format_metrics(metrics: dict[str, dict[str, Any]]) -> str:
     from citefinder.train.embedder.validate import METRICS
 
-    lines = ["| embedder | queries | " + " | ".join(METRICS) + " |", "|---" * (len(METRICS) + 2) + "|"]
-    for name, m in metrics.items():
-        lines.append(f"| {name} | {m.get('queries', 0)} | " + " | ".join(f"{m.get(k, 0):.3f}" for k in METRICS) + " |")
-    return "\n".join(lines)
+    return metrics_table("embedder", metrics, METRICS)
 
 
 def cmd_train(args: argparse.Namespace, settings: Any) -> int:

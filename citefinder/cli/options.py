@@ -109,3 +109,10 @@ def progress_bar(desc: str, unit: str) -> tuple[Callable[[int, int | None], None
             bar[0].close()
 
     return update, close
+
+
+def tqdm_bar(desc: str, unit: str, total: int | None = None, **options: Any) -> Any:
+    """A tqdm bar on standard error that the caller updates and closes (``options``: tqdm's, e.g. mininterval)."""
+    from tqdm import tqdm
+
+    return tqdm(desc=desc, unit=unit, total=total, file=sys.stderr, dynamic_ncols=True, **options)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from citefinder.text.project import apply_edits
 from citefinder.text.safewrite import WritePlan
 
 TEXT_SUFFIXES = (".tex", ".md", ".txt", ".markdown")
@@ -130,12 +131,7 @@ def point_includes(project: Any, file: int, text: str, moved: Mapping[Path, Path
         folder = written[: len(written) - len(written.replace("\\", "/").rsplit("/", 1)[-1])]
         name = copy.name if written.lower().endswith(".tex") else copy.name.removesuffix(".tex")
         edits.append((inc.name_start, inc.name_end, folder + name))
-    out, pos = [], 0
-    for start, end, new in sorted(edits):
-        out += [text[pos:start], new]
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
+    return apply_edits(text, edits)
 
 
 def plan_output(label: str, path: Path, *, inputs: Mapping[str, Iterable[Path]], owner: Path | None, force: bool,

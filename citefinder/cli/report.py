@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from citefinder.types import Candidate, Paper, SlotResult, StageTrace
 
@@ -65,4 +65,13 @@ def render_result(r: SlotResult, *, top: int = 5) -> str:
     lines.append("  Trace:")
     for t in r.traces:
         lines += trace_lines(t)
+    return "\n".join(lines)
+
+
+def metrics_table(first: str, metrics: dict[str, dict[str, Any]], names: Sequence[str]) -> str:
+    """A Markdown table: a row per entry of ``metrics`` (its name under the heading ``first``), its query count,
+    then each metric of ``names`` to three decimals (0 where one is missing)."""
+    lines = [f"| {first} | queries | " + " | ".join(names) + " |", "|---" * (len(names) + 2) + "|"]
+    for name, m in metrics.items():
+        lines.append(f"| {name} | {m.get('queries', 0)} | " + " | ".join(f"{m.get(k, 0):.3f}" for k in names) + " |")
     return "\n".join(lines)

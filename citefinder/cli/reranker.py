@@ -16,7 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from citefinder.cli.options import tqdm_bar
 from citefinder.cli.outputs import said_backups
+from citefinder.cli.report import metrics_table
 from citefinder.errors import CitefinderError, InputError
 
 TOP_NS = (20, 50, 100)
@@ -95,12 +97,6 @@ def run(args: argparse.Namespace, settings: Any) -> int:
     return cmd_use(args, settings)
 
 
-def _bar(desc: str, unit: str, total: int | None = None) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(desc=desc, unit=unit, total=total, file=sys.stderr, dynamic_ncols=True)
-
-
 def split_by_query(items: list, fraction: float, seed: int) -> tuple[list, list]:
     """(train, validation): a seeded share of the queries held out; each query lies in one part only."""
     ids = sorted({i.id for i in items})
@@ -112,10 +108,7 @@ def split_by_query(items: list, fraction: float, seed: int) -> tuple[list, list]
 def format_report(report: dict[str, dict[str, float]]) -> str:
     from citefinder.train.rerank.validate import METRICS
 
-    lines = ["| order | queries | " + " | ".join(METRICS) + " |", "|---" * (len(METRICS) + 2) + "|"]
-    for name, m in report.items():
-        lines.append(f"| {name} | {m.get('queries', 0)} | " + " | ".join(f"{m.get(k, 0):.3f}" for k in METRICS) + " |")
-    return "\n".join(lines)
+    return metrics_table("order", report, METRICS)
 
 
 def cmd_train(args: argparse.Namespace, settings: Any) -> int:
@@ -151,7 +144,7 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
         train_items, val_items = items, []
     library = Library.open(settings)
 
-    bar = _bar("mining negatives", "query", len(train_items))
+    bar = tqdm_bar("mining negatives", "query", len(train_items))
     mined, report = mine_hard_negatives(
         library, train_items, negatives=config.negatives, depth=args.depth, seed=config.seed,
         progress=lambda done, total: bar.update(done - bar.n),
@@ -161,13 +154,13 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
           f"(skipped: {report.no_gold_in_library} without gold in the library, {report.empty_query} empty)")
     val_mined: list[MinedQuery] = []
     if val_items:
-        bar = _bar("retrieving validation queries", "query", len(val_items))
+        bar = tqdm_bar("retrieving validation queries", "query", len(val_items))
         val_mined, _ = mine_hard_negatives(library, val_items, negatives=0, positive_depth=None,
                                            keep_fused=max(TOP_NS), seed=config.seed,
                                            progress=lambda done, total: bar.update(done - bar.n))
         bar.close()
 
-    bar = _bar("training", "step")
+    bar = tqdm_bar("training", "step")
 
     def on_step(p: Any) -> None:
         bar.total = p.total
@@ -189,7 +182,7 @@ def cmd_train(args: argparse.Namespace, settings: Any) -> int:
     if val_mined:
         reranker = CrossEncoderReranker(str(result.path), label=name, blend=settings.rerank_blend,
                                         blend_k=settings.rrf_k)
-        bar = _bar("validating", "query", len(val_mined))
+        bar = tqdm_bar("validating", "query", len(val_mined))
         metrics = validation_report(reranker, library, val_mined, TOP_NS,
                                     progress=lambda done, total: bar.update(done - bar.n))
         bar.close()

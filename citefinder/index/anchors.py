@@ -12,20 +12,17 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from citefinder.index.memory import memory_stamp
+from citefinder.index.memory import MemoryIndexKind
 from citefinder.library.contexts.memory import memory_of
 from citefinder.library.contexts.records import plain_text
 from citefinder.library.store.bm25index import BM25Index
 
 
-class AnchorIndexKind:
+class AnchorIndexKind(MemoryIndexKind):
     """Derived index: a bm25s index with one document per cited library paper (its citing sentences)."""
 
     name = "anchors"
     version = 1
-
-    def stamp(self, library: Any) -> str:
-        return memory_stamp(library)
 
     def build(self, library: Any) -> BM25Index:
         texts: dict[str, list[str]] = defaultdict(list)

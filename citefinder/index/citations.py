@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from citefinder.index.memory import memory_stamp
+from citefinder.index.memory import MemoryIndexKind
 from citefinder.library.contexts.memory import memory_of
 
 _ROWS = "rows.json"
@@ -62,14 +62,11 @@ class CitationVectors:
         return self.records[rows[best]], float(sims[best])
 
 
-class CitationVectorsKind:
+class CitationVectorsKind(MemoryIndexKind):
     """Derived index: the matched records' vectors in one matrix."""
 
     name = "citation-vectors"
     version = 2
-
-    def stamp(self, library: Any) -> str:
-        return memory_stamp(library)
 
     def build(self, library: Any) -> CitationVectors:
         memory = memory_of(library)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.index.base import load_postings, save_postings
-from citefinder.index.memory import memory_stamp
+from citefinder.index.memory import MemoryIndexKind
 from citefinder.index.names import NamesIndex, normalize_name
 from citefinder.library.contexts.memory import memory_of
 
@@ -27,7 +27,7 @@ MIN_RECORDS = 2  # the literature's records naming a paper before the name count
 OWN_ORIGINS = ("user", "latex")
 
 
-class CitedNamesKind:
+class CitedNamesKind(MemoryIndexKind):
     """Derived index: normalised name -> ((doc_id, weight), ...) from the memory's citing sentences."""
 
     name = "cited-names"
@@ -35,9 +35,6 @@ class CitedNamesKind:
 
     def __init__(self, extract: Callable[[str], list[str]]) -> None:
         self.extract = extract  # the names next to the [CITATION] marker of a sentence, nearest first
-
-    def stamp(self, library: Any) -> str:
-        return memory_stamp(library)
 
     def build(self, library: Any) -> NamesIndex:
         counts: dict[str, Counter[str]] = defaultdict(Counter)

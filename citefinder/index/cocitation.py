@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from citefinder.index.memory import memory_stamp
+from citefinder.index.memory import MemoryIndexKind
 from citefinder.library.contexts.memory import memory_of
 
 _FILE = "cocitation.json"
@@ -49,14 +49,11 @@ class Cocitations:
         return dict(scores)
 
 
-class CocitationKind:
+class CocitationKind(MemoryIndexKind):
     """Derived index: citing-paper sets of the matched records."""
 
     name = "cocitation"
     version = 1
-
-    def stamp(self, library: Any) -> str:
-        return memory_stamp(library)
 
     def build(self, library: Any) -> Cocitations:
         citers: dict[str, set[str]] = defaultdict(set)

@@ -1,13 +1,9 @@
-"""The "keys" agent: the user's own citation keys, read for the names they add.
-
-A researcher who writes ``\\cite{lama}`` or ``devlin2019bert`` by hand names the paper in its key,
-often by the very word the draft writes next to the marker ("the LAMA probe [CITATION]"). At import
-time each paper's key is cut into parts (letter runs, CamelCase split: "haHyperNetworks2016" ->
-ha, hyper, networks) and only the parts the rest of the record does not already say are kept: not an
-author's surname, not a word of the title nor part of one, not a generic word. Generated keys
-("vaswaniAttentionAllYou2017", "he2016deep", "Muchnick97") therefore add nothing, and hand-made ones
-("lama", "lecun1998mnist", "METIS98") add their name. The agent matches those parts against the words next to the
-marker (:attr:`Query.near`).
+"""The index behind the "keys" agent (:mod:`citefinder.retrieve.agents.keys`, which says why a key names a paper):
+each paper's key cut into parts at import time (letter runs, CamelCase split: "haHyperNetworks2016" -> ha, hyper,
+networks), only the parts the rest of the record does not already say kept (not an author's surname, not a word of
+the title nor part of one, not a generic word), and posted under those parts. Generated keys
+("vaswaniAttentionAllYou2017", "he2016deep", "Muchnick97") therefore add nothing, and hand-made ones ("lama",
+"lecun1998mnist", "METIS98") add their name.
 """
 
 from __future__ import annotations

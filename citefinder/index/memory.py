@@ -18,6 +18,17 @@ def memory_stamp(library: Any) -> str:
     return f"{library.generation()}+m{memory_of(library).generation()}"
 
 
+class MemoryIndexKind:
+    """A derived index built from the library's citation-context memory: rebuilt when the library or the memory
+    changes (:func:`memory_stamp`). Subclasses give ``name``, ``version`` and ``build``."""
+
+    name = ""
+    version = 1
+
+    def stamp(self, library: Any) -> str:
+        return memory_stamp(library)
+
+
 def memory_missing(library: Any) -> str | None:
     """Why the memory cannot help any query ("none imported", "damaged: ..."), else None."""
     memory = memory_of(library)

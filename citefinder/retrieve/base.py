@@ -39,18 +39,25 @@ class Agent(Protocol):
         ...
 
 
-class TextAgent:
-    """An agent that searches one part of the query as text: subclasses say which part (:meth:`text`),
-    how to search it (:meth:`search_text`) and, for dense agents, ``needs_vectors``."""
+class LibraryAgent:
+    """An agent over one library: subclasses name it and say when it has nothing to do (``skip_reason``), what it
+    reads of the query (``inputs``) and how it searches (``search``). It returns ``k`` hits at most: the dense
+    agents' number (``needs_vectors``) or the lexical ones'."""
 
     name = ""
     uses_variants = False
     needs_vectors = False
-    empty_reason = "empty query"
 
     def __init__(self, settings: "Settings", library: "Library") -> None:
         self.library = library
         self.k = settings.k_dense if self.needs_vectors else settings.k_bm25
+
+
+class TextAgent(LibraryAgent):
+    """An agent that searches one part of the query as text: subclasses say which part (:meth:`text`),
+    how to search it (:meth:`search_text`) and, for dense agents, ``needs_vectors``."""
+
+    empty_reason = "empty query"
 
     def text(self, query: Query) -> str:
         return query.focus

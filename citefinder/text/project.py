@@ -280,7 +280,7 @@ def _point_outside(project: Project, file: int, text: str, where: Mapping[Path, 
             written = text[inc.name_start:inc.name_end]
             edits.append((inc.name_start, inc.name_end, name if written.lower().endswith(".tex")
                           else name.removesuffix(".tex")))
-    return _edited(text, edits)
+    return apply_edits(text, edits)
 
 
 def _point_bibliographies(text: str, root: Path, out_dir: Path) -> str:
@@ -298,10 +298,11 @@ def _point_bibliographies(text: str, root: Path, out_dir: Path) -> str:
             moved = os.path.relpath(os.path.realpath(root / bare), os.path.realpath(out_dir)).replace(os.sep, "/")
             names.append(moved)
         edits.append((m.start(3), m.end(3), ",".join(names)))
-    return _edited(text, edits)
+    return apply_edits(text, edits)
 
 
-def _edited(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
+def apply_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` span replaced by ``new`` (the spans do not overlap)."""
     out, pos = [], 0
     for start, end, new in sorted(edits):
         out += [text[pos:start], new]

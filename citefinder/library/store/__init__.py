@@ -19,12 +19,8 @@ generation and how many papers the store should hold: readers notice a newer gen
 reload BM25 and the dedupe keys, and a vanished or truncated store is reported, never read as an
 empty library (``citefinder library repair`` accepts what is left and rebuilds the rest).
 
-BM25 is rebuilt only when the stored papers changed: a write that adds nothing (all duplicates, an
-empty file, removing an unknown id) keeps the saved index and the generation. A change rebuilds the
-whole index: bm25s stores precomputed scores that depend on every document (IDF, average length)
-and has no way to add documents, so there is no incremental update. Measured cost: 5-8 s per
-10,000 papers for the tokenising and indexing alone on a busy 2-core machine (issue 14 measured
-about 10 s for a 50k library on a quiet one, reading the papers from Chroma included).
+BM25 is rebuilt only when the stored papers changed, and then whole (bm25s cannot add documents):
+:mod:`citefinder.library.store.core` says when and at what cost.
 """
 
 from __future__ import annotations

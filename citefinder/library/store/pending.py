@@ -116,12 +116,16 @@ class PendingQueue:
                                (*skip, n, offset)).fetchall()
         return [Paper.from_dict(json.loads(r[0])) for r in rows]
 
-    def ids(self) -> list[str]:
-        """Every queued doc_id, in order."""
+    def _doc_ids(self, sql: str) -> list[str]:
+        """The doc_ids the query ``sql`` selects (none while there is no queue)."""
         if not self.exists():
             return []
         with self._lock, closing(self._connect()) as con, self._named():
-            return [r[0] for r in con.execute("SELECT doc_id FROM pending ORDER BY seq")]
+            return [r[0] for r in con.execute(sql)]
+
+    def ids(self) -> list[str]:
+        """Every queued doc_id, in order."""
+        return self._doc_ids("SELECT doc_id FROM pending ORDER BY seq")
 
     def mark_flight(self, doc_ids: Sequence[str]) -> None:
         """Note that these queued papers are being written to Chroma (until :meth:`remove` or :meth:`land`)."""
@@ -130,10 +134,7 @@ class PendingQueue:
 
     def flying(self) -> list[str]:
         """The queued papers marked in flight: those a killed writer may have stored without dequeuing."""
-        if not self.exists():
-            return []
-        with self._lock, closing(self._connect()) as con, self._named():
-            return [r[0] for r in con.execute("SELECT doc_id FROM flight JOIN pending USING (doc_id)")]
+        return self._doc_ids("SELECT doc_id FROM flight JOIN pending USING (doc_id)")
 
     def land(self, stored: Sequence[str]) -> int:
         """Take the papers Chroma holds (``stored``) off the queue and clear every in-flight mark."""

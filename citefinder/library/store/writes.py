@@ -41,6 +41,14 @@ Progress = Callable[[int, "int | None"], None]
 WRITE_BATCH = 256
 
 
+def chroma_rows(papers: Sequence[Paper], vectors: Any, metadata: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """What Chroma stores of ``papers``: ids, ``vectors``, ``metadata`` of each (with its normalised title) and the
+    abstract as the document; the arguments of the collection's ``add`` and ``update``."""
+    return {"ids": [p.doc_id for p in papers], "embeddings": vectors.tolist(),
+            "metadatas": [metadata(p, norm_title=normalize_title(p.title)) for p in papers],
+            "documents": [p.abstract for p in papers]}
+
+
 class LibraryWrites(LibraryCore):
     """The writes of a library (see the module docstring)."""
 
@@ -259,12 +267,7 @@ class LibraryWrites(LibraryCore):
                 to_update_metadata(p, norm_title=normalize_title(p.title)) for p in same])
         if changed:
             vectors = self.embedder.encode([embedding_text(p) for p in changed])
-            self._collection.update(
-                ids=[p.doc_id for p in changed],
-                embeddings=vectors.tolist(),
-                metadatas=[to_update_metadata(p, norm_title=normalize_title(p.title)) for p in changed],
-                documents=[p.abstract for p in changed],
-            )
+            self._collection.update(**chroma_rows(changed, vectors, to_update_metadata))
         self._pending.replace([p for i, p in new.items() if i not in old])
         return len(changed)
 
@@ -347,12 +350,7 @@ class LibraryWrites(LibraryCore):
     def _write_batch(self, batch: list[Paper], vectors: Any = None) -> list[str]:
         if vectors is None:
             vectors = self.embedder.encode([embedding_text(p) for p in batch])
-        self._collection.add(
-            ids=[p.doc_id for p in batch],
-            embeddings=vectors.tolist(),
-            metadatas=[to_metadata(p, norm_title=normalize_title(p.title)) for p in batch],
-            documents=[p.abstract for p in batch],
-        )
+        self._collection.add(**chroma_rows(batch, vectors, to_metadata))
         return [p.doc_id for p in batch]
 
     def dedupe_keys(self) -> dict[str, Identity]:

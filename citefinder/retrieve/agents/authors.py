@@ -7,28 +7,17 @@ more than one off takes most of it away (a preprint and its proceedings are ofte
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from citefinder.index.authors import AUTHORS, AuthorsIndex
 from citefinder.index.base import derived
 from citefinder.library.identity import fold
-from citefinder.retrieve.base import hits_from_scores
+from citefinder.retrieve.base import LibraryAgent, hits_from_scores
 from citefinder.types import Hit, Query
-
-if TYPE_CHECKING:
-    from citefinder.config import Settings
-    from citefinder.library.store import Library
 
 W_FIRST, W_OTHER, W_YEAR, W_WRONG_YEAR = 2.0, 0.6, 1.0, -1.5
 
 
-class AuthorsAgent:
+class AuthorsAgent(LibraryAgent):
     name = "authors"
-    uses_variants = False
-
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_bm25
 
     def skip_reason(self, query: Query) -> str | None:
         return None if query.authors else "no author named next to the marker"

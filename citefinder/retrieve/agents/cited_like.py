@@ -13,19 +13,14 @@ The trace shows, per paper it ranks, that sentence and where it comes from ("cit
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from citefinder.index.citations import CITATION_VECTORS, CitationVectors
 from citefinder.index.memory import memory_index
 from citefinder.index.vectors import query_vector
 from citefinder.library.contexts.memory import memory_of
 from citefinder.retrieve.agents.dense import dense_text
-from citefinder.retrieve.base import hits_from_scores
+from citefinder.retrieve.base import LibraryAgent, hits_from_scores
 from citefinder.types import Hit, Query, StageTrace
-
-if TYPE_CHECKING:
-    from citefinder.config import Settings
-    from citefinder.library.store import Library
 
 NEAREST = 200  # citing sentences read
 MIN_SIMILARITY = 0.5  # a paper whose nearest citing sentence is further than this is not listed
@@ -36,13 +31,9 @@ EVIDENCE = 5  # papers whose nearest sentence the trace shows
 AGAINST = "sentences"
 
 
-class CitedLikeAgent:
+class CitedLikeAgent(LibraryAgent):
     name = "cited-like"
-    uses_variants = False
-
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_dense
+    needs_vectors = True  # a dense list: k_dense hits
 
     def skip_reason(self, query: Query) -> str | None:
         reason = memory_index(self.library, CITATION_VECTORS)[1]

@@ -6,25 +6,14 @@ reads a candidate's rank in it (a pick the literature cites often is more likely
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from citefinder.index.cocitation import COCITATIONS, Cocitations
 from citefinder.index.memory import memory_index
-from citefinder.retrieve.base import hits_from_scores
+from citefinder.retrieve.base import LibraryAgent, hits_from_scores
 from citefinder.types import Hit, Query
 
-if TYPE_CHECKING:
-    from citefinder.config import Settings
-    from citefinder.library.store import Library
 
-
-class CitedOftenAgent:
+class CitedOftenAgent(LibraryAgent):
     name = "cited-often"
-    uses_variants = False
-
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_bm25
 
     def skip_reason(self, query: Query) -> str | None:
         return memory_index(self.library, COCITATIONS)[1]

@@ -7,25 +7,14 @@ candidate is the cosine of its citing-paper set with each neighbour's, summed ov
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from citefinder.index.cocitation import COCITATIONS, Cocitations
 from citefinder.index.memory import memory_index
-from citefinder.retrieve.base import hits_from_scores
+from citefinder.retrieve.base import LibraryAgent, hits_from_scores
 from citefinder.types import Hit, Query
 
-if TYPE_CHECKING:
-    from citefinder.config import Settings
-    from citefinder.library.store import Library
 
-
-class CoCitedAgent:
+class CoCitedAgent(LibraryAgent):
     name = "co-cited"
-    uses_variants = False
-
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_bm25
 
     def skip_reason(self, query: Query) -> str | None:
         index, reason = memory_index(self.library, COCITATIONS)

@@ -12,28 +12,17 @@ marker (:attr:`Query.near`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from citefinder.index.base import derived
 from citefinder.index.keys import KEY_RUN, KEYS, MAX_POSTINGS, KeysIndex
 from citefinder.library.identity import fold
-from citefinder.retrieve.base import hits_from_scores
+from citefinder.retrieve.base import LibraryAgent, hits_from_scores
 from citefinder.types import Hit, Query
 
-if TYPE_CHECKING:
-    from citefinder.config import Settings
-    from citefinder.library.store import Library
 
-
-class KeysAgent:
+class KeysAgent(LibraryAgent):
     """Papers whose citation key names a word written next to the marker; rarer parts count more."""
 
     name = "keys"
-    uses_variants = False
-
-    def __init__(self, settings: "Settings", library: "Library") -> None:
-        self.library = library
-        self.k = settings.k_bm25
 
     def _named(self, query: Query) -> dict[str, tuple[str, ...]]:
         """The words next to the marker that name a few papers' keys -> those papers."""

@@ -93,12 +93,10 @@ class AnswerCache:
         """Forget the answers of ``service`` (every service when None); how many were forgotten."""
         if not self.path.exists():
             return 0
+        where, args = _of(service)
         with self._lock:
             con = self._connect()
-            if service is None:
-                n = con.execute("DELETE FROM answers").rowcount
-            else:
-                n = con.execute("DELETE FROM answers WHERE service = ?", (service,)).rowcount
+            n = con.execute("DELETE FROM answers" + where, args).rowcount
             con.commit()
         log.info("forgot %d cached answers of %s in %s", n, service or "every source", self.path)
         return int(n)
@@ -106,11 +104,9 @@ class AnswerCache:
     def count(self, service: str | None = None) -> int:
         if not self.path.exists():
             return 0
+        where, args = _of(service)
         with self._lock:
-            con = self._connect()
-            if service is None:
-                return int(con.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
-            return int(con.execute("SELECT COUNT(*) FROM answers WHERE service = ?", (service,)).fetchone()[0])
+            return int(self._connect().execute("SELECT COUNT(*) FROM answers" + where, args).fetchone()[0])
 
     def close(self) -> None:
         with self._lock:
@@ -128,3 +124,8 @@ def cache_path(library: Path) -> Path:
     from citefinder.config import cache_root
 
     return cache_root() / FILE_NAME
+
+
+def _of(service: str | None) -> tuple[str, tuple[str, ...]]:
+    """The ``WHERE`` clause and its arguments that keep the answers of ``service`` (every service when None)."""
+    return ("", ()) if service is None else (" WHERE service = ?", (service,))

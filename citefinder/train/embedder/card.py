@@ -8,15 +8,13 @@ generic one sentence-transformers writes. Pure JSON and paths: importing this mo
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
-from citefinder.rank.cards import CARD_FILE, read_card
-from citefinder.text.safewrite import atomic_write
+from citefinder.rank.cards import read_card
+from citefinder.train.cardfile import save_card
 
 EMBEDDERS_DIR = "embedders"
-README_FILE = "README.md"
 CARD_VERSION = 1
 
 
@@ -29,17 +27,12 @@ def write_card(folder: Path, card: dict[str, Any]) -> dict[str, Any]:
     """Write ``model_card.json`` and ``README.md`` into ``folder``."""
     folder = Path(folder)
     card = {"citefinder_embedder": CARD_VERSION, **card, "name": folder.name.removesuffix(".partial")}
-    card.setdefault("created", time.strftime("%Y-%m-%d %H:%M %Z"))
-    atomic_write(folder / CARD_FILE, json.dumps(card, indent=2, ensure_ascii=False).encode("utf-8"))
-    atomic_write(folder / README_FILE, card_markdown(card).encode("utf-8"))
-    return card
+    return save_card(folder, card, card_markdown)
 
 
 def update_card(folder: Path, **changes: Any) -> dict[str, Any]:
     """Merge ``changes`` into an existing card (e.g. the held-out metrics measured after training)."""
-    card = read_card(folder) or {}
-    card.update(changes)
-    return write_card(folder, card)
+    return write_card(folder, {**(read_card(folder) or {}), **changes})
 
 
 def card_markdown(card: dict[str, Any]) -> str:

@@ -13,32 +13,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citefinder.rank.cards import CARD_FILE, DEFAULT_FILE, LibraryDefault, read_card, rerankers_dir
-from citefinder.text.safewrite import atomic_write
+from citefinder.rank.cards import DEFAULT_FILE, LibraryDefault, read_card, rerankers_dir
+from citefinder.train.cardfile import save_card, write_json
 
-README_FILE = "README.md"
 CARD_VERSION = 1
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8"))
 
 
 def write_card(folder: Path, card: dict[str, Any]) -> dict[str, Any]:
     """Write ``model_card.json`` and ``README.md`` (replacing the generic one sentence-transformers writes)."""
     folder = Path(folder)
     card = {"citefinder_reranker": CARD_VERSION, "name": folder.name.removesuffix(".partial"), **card}
-    card.setdefault("created", time.strftime("%Y-%m-%d %H:%M %Z"))
-    _write_json(folder / CARD_FILE, card)
-    atomic_write(folder / README_FILE, card_markdown(card).encode("utf-8"))
-    return card
+    return save_card(folder, card, card_markdown)
 
 
 def update_card(folder: Path, **changes: Any) -> dict[str, Any]:
     """Merge ``changes`` into an existing card (e.g. validation metrics measured after training)."""
-    card = read_card(folder) or {}
-    card.update(changes)
-    return write_card(folder, card)
+    return write_card(folder, {**(read_card(folder) or {}), **changes})
 
 
 def card_markdown(card: dict[str, Any]) -> str:
@@ -77,7 +67,7 @@ def set_library_default(library: Path, model_dir: Path, name: str | None = None)
     folder = rerankers_dir(library)
     folder.mkdir(parents=True, exist_ok=True)
     name = name or model_dir.name
-    _write_json(folder / DEFAULT_FILE, {"name": name, "path": stored, "set": time.strftime("%Y-%m-%d %H:%M %Z")})
+    write_json(folder / DEFAULT_FILE, {"name": name, "path": stored, "set": time.strftime("%Y-%m-%d %H:%M %Z")})
     return LibraryDefault(name, model_dir)
 
 
