@@ -9,7 +9,6 @@ never built as a side effect of a search: an agent that finds none current skips
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -20,13 +19,11 @@ from typing import Any
 import numpy as np
 
 from citefinder.index.base import PaperSource, derived_indexes
-from citefinder.index.vectors import VectorMatrix
+from citefinder.index.vectors import VectorMatrix, load_matrix, save_matrix
 from citefinder.types import Hit
 
 log = logging.getLogger(__name__)
 
-_IDS = "doc_ids.json"
-_MATRIX = "vectors.npy"
 PAGE = 4096  # papers read and embedded at once
 
 
@@ -87,15 +84,10 @@ class StaticVectorKind:
         return len(index.doc_ids) == _count(library)
 
     def save(self, index: VectorMatrix, folder: Path) -> None:
-        np.save(folder / _MATRIX, index.matrix)
-        (folder / _IDS).write_text(json.dumps(list(index.doc_ids)))
+        save_matrix(index, folder)
 
     def load(self, folder: Path) -> VectorMatrix:
-        ids = json.loads((folder / _IDS).read_text())
-        matrix = np.load(folder / _MATRIX, mmap_mode="r")
-        if len(ids) != matrix.shape[0]:
-            raise ValueError(f"{len(ids)} ids for {matrix.shape[0]} vectors")
-        return VectorMatrix(tuple(ids), np.asarray(matrix))
+        return load_matrix(folder)
 
 
 STATIC_VECTORS = StaticVectorKind()

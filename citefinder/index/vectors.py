@@ -80,15 +80,25 @@ class VectorIndexKind:
         return len(index.doc_ids) == library.embedded_count()
 
     def save(self, index: VectorMatrix, folder: Path) -> None:
-        np.save(folder / _MATRIX, index.matrix)
-        (folder / _IDS).write_text(json.dumps(list(index.doc_ids)))
+        save_matrix(index, folder)
 
     def load(self, folder: Path) -> VectorMatrix:
-        ids = json.loads((folder / _IDS).read_text())
-        matrix = np.load(folder / _MATRIX, mmap_mode="r")
-        if len(ids) != matrix.shape[0]:
-            raise ValueError(f"{len(ids)} ids for {matrix.shape[0]} vectors")
-        return VectorMatrix(tuple(ids), np.asarray(matrix))
+        return load_matrix(folder)
+
+
+def save_matrix(index: VectorMatrix, folder: Path) -> None:
+    """A vector matrix and its doc ids into a derived index's folder (``vectors.npy``, ``doc_ids.json``)."""
+    np.save(folder / _MATRIX, index.matrix)
+    (folder / _IDS).write_text(json.dumps(list(index.doc_ids)))
+
+
+def load_matrix(folder: Path) -> VectorMatrix:
+    """What :func:`save_matrix` wrote, read back whole (memory-mapped, then copied)."""
+    ids = json.loads((folder / _IDS).read_text())
+    matrix = np.load(folder / _MATRIX, mmap_mode="r")
+    if len(ids) != matrix.shape[0]:
+        raise ValueError(f"{len(ids)} ids for {matrix.shape[0]} vectors")
+    return VectorMatrix(tuple(ids), np.asarray(matrix))
 
 
 VECTORS = VectorIndexKind()

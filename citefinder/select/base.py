@@ -20,14 +20,8 @@ class Selector(Protocol):
     The selected paper is always one of ``candidates``.
     """
 
-    def select(
-        self,
-        query: Query,
-        candidates: Sequence[Candidate],
-        confidences: Mapping[str, float],
-        *,
-        context: str | None = None,
-    ) -> tuple[Selection, StageTrace]: ...
+    def select(self, query: Query, candidates: Sequence[Candidate], confidences: Mapping[str, float], *,
+               context: str | None = None) -> tuple[Selection, StageTrace]: ...
 
 
 def make_selector(settings: "Settings") -> Selector:

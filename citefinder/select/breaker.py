@@ -63,14 +63,8 @@ class BreakerSelector:
         self.breaker = breaker
         self.method = getattr(inner, "method", "llm")
 
-    def select(
-        self,
-        query: Query,
-        candidates: Sequence[Candidate],
-        confidences: Mapping[str, float],
-        *,
-        context: str | None = None,
-    ) -> tuple[Selection, StageTrace]:
+    def select(self, query: Query, candidates: Sequence[Candidate], confidences: Mapping[str, float], *,
+               context: str | None = None) -> tuple[Selection, StageTrace]:
         if not self.breaker.open:
             selection, trace = self.inner.select(query, candidates, confidences, context=context)
             self.breaker.record(trace)

@@ -36,14 +36,8 @@ class ThresholdSelector:
         )
         return Selection("not_found", None, conf, self.method, why), why
 
-    def select(
-        self,
-        query: Query,
-        candidates: Sequence[Candidate],
-        confidences: Mapping[str, float],
-        *,
-        context: str | None = None,
-    ) -> tuple[Selection, StageTrace]:
+    def select(self, query: Query, candidates: Sequence[Candidate], confidences: Mapping[str, float], *,
+               context: str | None = None) -> tuple[Selection, StageTrace]:
         start = time.perf_counter()
         selection, why = self.decide(candidates, confidences)
         trace = StageTrace(

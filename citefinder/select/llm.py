@@ -100,14 +100,8 @@ class LLMSelector:
         with dspy.context(lm=lm, track_usage=True):
             return program(citation_context=context, candidates=candidates_text)
 
-    def select(
-        self,
-        query: Query,
-        candidates: Sequence[Candidate],
-        confidences: Mapping[str, float],
-        *,
-        context: str | None = None,
-    ) -> tuple[Selection, StageTrace]:
+    def select(self, query: Query, candidates: Sequence[Candidate], confidences: Mapping[str, float], *,
+               context: str | None = None) -> tuple[Selection, StageTrace]:
         start = time.perf_counter()
         shown = list(candidates[: self.settings.select_candidates])
         context = context if context is not None else query.text

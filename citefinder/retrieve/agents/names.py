@@ -1,16 +1,9 @@
 """The "names" agent: the name written next to a marker, matched against the names papers introduce.
 
-Half of the misses of the text agents are slots whose cited thing is named right before the marker
-("OPT [CITATION]", "the Transformer [CITATION]") while another name in the sentence wins. At import
-time every paper's names are collected (:class:`NamesIndexKind`):
+The names come from the names index (:mod:`citefinder.index.names` lists where each comes from and its weight:
+a title's "X:" prefix, a name the abstract introduces, distinctive title tokens, acronyms, initials, the usual
+names of landmark works), plus:
 
-- the title's prefix before a colon ("BERT: Pre-training of ..."), weight 3;
-- a name the abstract introduces: "we propose/introduce/present ... X", "called/named/dubbed X", weight 2.5;
-- a distinctive token of the title (an acronym, CamelCase, a name with digits: "ImageNet", "GPT-3"), weight 2;
-- a parenthesised acronym in the title, weight 2.5, in the abstract, weight 1;
-- the initials of a short title ("Long Short-Term Memory" -> LSTM), weight 1.5;
-- the widely used names of landmark works (``citefinder/data/known_names.json``: "the Transformer"
-  names "Attention Is All You Need", "MNIST" LeCun et al. 1998), weight 2.5;
 - with a citation-context memory, the names other authors and the user write next to the marker when
   they cite the paper ("VGG [CITATION]"; :mod:`citefinder.index.citednames`), up to 2 and 3, added.
 
