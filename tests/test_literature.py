@@ -198,6 +198,6 @@ def test_a_few_papers_do_not_say_how_recent_the_draft_is():
 
 
 def own_paper_features(papers: list[Paper], paper: Paper) -> dict[str, float]:
-    from citefinder.pipeline.literature import _Own
+    from citefinder.pipeline.priors import OwnPapers
 
-    return _Own(papers).features(paper)
+    return OwnPapers(papers).features(paper)

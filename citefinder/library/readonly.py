@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
@@ -32,34 +31,15 @@ from citefinder.library.encoders.query_side import QuerySide, query_side
 from citefinder.library.records import from_record
 from citefinder.library.reference import probe
 from citefinder.library.store.bm25index import BM25Index, bm25_text
-from citefinder.library.store.chroma import CHROMA_DIR, check_embedder
-from citefinder.library.store.core import BM25_DIR
-from citefinder.library.store.manifest import MANIFEST, read_manifest
-from citefinder.library.store.pending import FILE as PENDING_FILE
+from citefinder.library.store.chroma import check_embedder
+from citefinder.library.store.layout import BM25_DIR, INDEXES_DIR, MANIFEST, PENDING, STORE, connect_read_only
+from citefinder.library.store.manifest import read_manifest
 from citefinder.types import Hit, Paper
 
 log = logging.getLogger(__name__)
 
-_STORE = f"{CHROMA_DIR}/chroma.sqlite3"
-INDEXES_DIR = "indexes"  # the folder's derived indexes (citefinder.index.base)
 _VECTORS = "vectors"  # the exact-search matrix's derived index (citefinder.index.vectors)
 _CHUNK = 500  # ids a SQLite query asks for at once
-
-
-def is_library_folder(folder: Path) -> bool:
-    """Does ``folder`` hold a CiteFinder library (its manifest)?"""
-    return (Path(folder) / MANIFEST).is_file()
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """``path`` opened read-only; ``immutable`` when even a read-only opening would need to write (a WAL
-    store in a folder SQLite may not write its ``-shm`` beside)."""
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
-        return con
-    except sqlite3.Error:
-        return sqlite3.connect(f"file:{path}?immutable=1", uri=True, check_same_thread=False)
 
 
 class ReadOnlyLibrary:
@@ -148,11 +128,11 @@ class ReadOnlyLibrary:
         """Papers for ``doc_ids`` in the given order; unknown ids are skipped."""
         ids = list(dict.fromkeys(doc_ids))
         found: dict[str, Paper] = {}
-        if ids and self._has(_STORE):
+        if ids and self._has(STORE):
             found.update(self._chroma_get(ids))
         missing = [i for i in ids if i not in found]
-        if missing and self._has(PENDING_FILE):
-            with closing(_connect(self.path / PENDING_FILE)) as con:
+        if missing and self._has(PENDING):
+            with closing(connect_read_only(self.path / PENDING, check_same_thread=False)) as con:
                 for start in range(0, len(missing), _CHUNK):
                     chunk = missing[start:start + _CHUNK]
                     marks = ",".join("?" * len(chunk))
@@ -194,7 +174,7 @@ class ReadOnlyLibrary:
 
     def _chroma_get(self, ids: list[str]) -> dict[str, Paper]:
         out: dict[str, Paper] = {}
-        with closing(_connect(self.path / _STORE)) as con:
+        with closing(connect_read_only(self.path / STORE, check_same_thread=False)) as con:
             if self._segments is None:
                 self._segments = tuple(r[0] for r in con.execute("SELECT id FROM segments"))
             segs = ",".join("?" * len(self._segments))
@@ -237,8 +217,8 @@ def stored(folder: Path) -> Iterator[Paper]:
     literature library imported BM25-first), else both (:func:`citefinder.library.reference.stored_papers`)."""
     from citefinder.library.reference import stored_papers
 
-    if (folder / PENDING_FILE).is_file() and not _store_rows(folder):
-        with closing(_connect(folder / PENDING_FILE)) as con:
+    if (folder / PENDING).is_file() and not _store_rows(folder):
+        with closing(connect_read_only(folder / PENDING, check_same_thread=False)) as con:
             for (paper,) in con.execute("SELECT paper FROM pending ORDER BY seq"):
                 yield Paper.from_dict(json.loads(paper))
         return
@@ -246,9 +226,9 @@ def stored(folder: Path) -> Iterator[Paper]:
 
 
 def _store_rows(folder: Path) -> bool:
-    if not (folder / _STORE).is_file():
+    if not (folder / STORE).is_file():
         return False
-    with closing(_connect(folder / _STORE)) as con:
+    with closing(connect_read_only(folder / STORE, check_same_thread=False)) as con:
         return con.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone() is not None
 
 

@@ -20,22 +20,19 @@ from pathlib import Path
 from citefinder.errors import LibraryDamagedError, LibraryError
 from citefinder.library.identity import dedupe_keys, same_work
 from citefinder.library.records import from_record
+from citefinder.library.store.layout import (
+    DATABASES,
+    PENDING,
+    STORE,
+    connect_read_only,
+    is_library_folder,
+    not_a_library,
+)
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """An SQLite file of a library folder opened without writing a byte (immutable when even that fails)."""
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
-        return con
-    except sqlite3.Error:
-        return sqlite3.connect(f"file:{path}?immutable=1", uri=True)  # a read-only folder (no -wal/-shm to write)
-
-
-DATABASES = ("chroma/chroma.sqlite3", "pending.sqlite")  # the SQLite files of a library folder
 
 
 def damaged_input(folder: Path, role: str, error: BaseException) -> LibraryDamagedError:
@@ -66,9 +63,9 @@ def probe(folder: Path, role: str) -> None:
 
 def stored_papers(folder: Path) -> Iterator[Paper]:
     """Every paper of the library folder ``folder`` (embedded or still queued), read-only."""
-    store = folder / "chroma" / "chroma.sqlite3"
+    store = folder / STORE
     if not store.is_file():
-        raise LibraryError(f"{folder} is not a CiteFinder library folder (it has no chroma/chroma.sqlite3).")
+        raise LibraryError(not_a_library(folder))
     try:
         with closing(connect_read_only(store)) as con:
             meta: dict[int, dict[str, object]] = {}
@@ -81,7 +78,7 @@ def stored_papers(folder: Path) -> Iterator[Paper]:
                 yield from_record(doc_id, m, str(document or ""))
     except sqlite3.Error as e:
         raise damaged_input(folder, "library folder", e) from e
-    pending = folder / "pending.sqlite"
+    pending = folder / PENDING
     if pending.is_file():
         try:
             with closing(connect_read_only(pending)) as con:
@@ -103,9 +100,8 @@ class ReferenceLibrary:
     def open(cls, folder: Path | str) -> "ReferenceLibrary":
         ref = cls(Path(folder).expanduser().resolve())
         role = "reference library (--against)"
-        if not (ref.folder / "chroma" / "chroma.sqlite3").is_file():
-            raise LibraryError(f"The {role} {ref.folder} is not a CiteFinder library folder (it has no "
-                               "chroma/chroma.sqlite3).")
+        if not is_library_folder(ref.folder):
+            raise LibraryError(not_a_library(ref.folder, role))
         probe(ref.folder, role)
         try:
             papers = list(stored_papers(ref.folder))

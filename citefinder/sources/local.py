@@ -27,14 +27,13 @@ from typing import Any
 from citefinder.errors import SourceError
 from citefinder.library.identity import normalize_title
 from citefinder.library.records import from_record
-from citefinder.library.reference import connect_read_only, damaged_input, probe
+from citefinder.library.reference import damaged_input, probe
+from citefinder.library.store.layout import PENDING, STORE, connect_read_only, is_library_folder, not_a_library
 from citefinder.sources.base import Lookup, SourceRecord
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
 
-STORE = Path("chroma") / "chroma.sqlite3"
-QUEUE = "pending.sqlite"
 _FIELD = {"doi": "doi", "arxiv": "arxiv_id", "title": "norm_title"}  # Lookup.by -> the stored metadata key
 _CHUNK = 500  # values an SQL IN (...) holds
 KEYS_VERSION = 1
@@ -72,9 +71,8 @@ class LocalLiterature:
     @classmethod
     def open(cls, folder: Path | str) -> "LocalLiterature":
         folder = Path(folder).expanduser().resolve()
-        if not (folder / STORE).is_file() and not (folder / QUEUE).is_file():
-            raise SourceError(f"{folder} is not a CiteFinder library folder (no {STORE} nor {QUEUE}); build a "
-                              "literature library with `citefinder --library FOLDER library import DUMP`.")
+        if not is_library_folder(folder):
+            raise SourceError(not_a_library(folder, ROLE))
         probe(folder, ROLE)
         return cls(folder)
 
@@ -122,7 +120,7 @@ class LocalLiterature:
                                        f"embedding_id IN ({_marks(chunk)})", [segment, *chunk]).fetchall()
                     found.update({p.doc_id: p for p in _papers(con, dict(rows))})
         missing = [i for i in ids if i not in found]
-        if missing and (self.folder / QUEUE).is_file():
+        if missing and (self.folder / PENDING).is_file():
             with self._queue() as con:
                 for chunk in _chunks(missing):
                     for (text,) in con.execute(f"SELECT paper FROM pending WHERE doc_id IN ({_marks(chunk)})", chunk):
@@ -137,7 +135,7 @@ class LocalLiterature:
             with self._store() as con:
                 n += int(con.execute("SELECT COUNT(*) FROM embeddings WHERE segment_id = ?",
                                      [self._metadata_segment(con)]).fetchone()[0])
-        if (self.folder / QUEUE).is_file():
+        if (self.folder / PENDING).is_file():
             with self._queue() as con:
                 n += int(con.execute("SELECT COUNT(*) FROM pending").fetchone()[0])
         return n
@@ -163,7 +161,7 @@ class LocalLiterature:
                         yield value, paper
 
     def _queued_by(self, by: str, values: list[str]) -> Iterator[tuple[str, Paper]]:
-        if not (self.folder / QUEUE).is_file():
+        if not (self.folder / PENDING).is_file():
             return
         keys = self._queue_keys()
         hits = keys.find(by, values)
@@ -185,7 +183,7 @@ class LocalLiterature:
         return _open(self.folder / STORE, self.folder)
 
     def _queue(self) -> AbstractContextManager[sqlite3.Connection]:
-        return _open(self.folder / QUEUE, self.folder)
+        return _open(self.folder / PENDING, self.folder)
 
     def _metadata_segment(self, con: sqlite3.Connection) -> str:
         if self._segment is None:
@@ -196,7 +194,7 @@ class LocalLiterature:
 
     def _queue_keys(self) -> "QueueKeys":
         with self._lock:
-            stamp = _queue_stamp(self.folder / QUEUE)
+            stamp = _queue_stamp(self.folder / PENDING)
             if self._keys is None or self._keys.stamp != stamp:
                 self._keys = QueueKeys.open(self.folder, stamp)
             return self._keys
@@ -242,14 +240,14 @@ class QueueKeys:
             tmp = path.with_name(f"keys.tmp-{os.getpid()}-{threading.get_ident()}.sqlite")
             tmp.unlink(missing_ok=True)
             con = sqlite3.connect(tmp, check_same_thread=False)
-            _fill(con, folder / QUEUE, stamp)
+            _fill(con, folder / PENDING, stamp)
             con.close()
             os.replace(tmp, path)
             return cls(sqlite3.connect(path, check_same_thread=False), stamp)
         except OSError as e:  # a cache that cannot be written: the index lives in memory for this process
             log.info("cannot keep the key index of %s in %s (%s); building it in memory", folder, path.parent, e)
             con = sqlite3.connect(":memory:", check_same_thread=False)
-            _fill(con, folder / QUEUE, stamp)
+            _fill(con, folder / PENDING, stamp)
             return cls(con, stamp)
 
     def find(self, by: str, values: Sequence[str]) -> list[tuple[str, int]]:

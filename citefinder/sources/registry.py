@@ -87,7 +87,7 @@ def check_literature(spec: str, settings: Any) -> Named:
     if named.kind == "service":
         open_source(spec, settings)  # the client package is imported here: missing, it says how to install it
         return named
-    from citefinder.library.readonly import is_library_folder
+    from citefinder.library.store.layout import is_library_folder
 
     if named.folder is None or not is_library_folder(named.folder):
         raise SourceError(f"{spec} is neither a CiteFinder library folder nor one of {', '.join(SERVICES)}.")

@@ -21,12 +21,12 @@ from citefinder.errors import (
 )
 from citefinder.library.encoders.embedder import CitefinderEmbeddingFunction, Embedder
 from citefinder.library.records import from_record
+from citefinder.library.store.layout import CHROMA_DIR
 from citefinder.library.store.pending import FILE as PENDING_FILE
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
 
-CHROMA_DIR = "chroma"
 # Above ``exact_dense_max`` papers the dense agent uses Chroma's HNSW index; a search width of 256
 # (Chroma's default is 100) keeps its recall of a top 100 close to exact search.
 HNSW_EF_SEARCH = 256

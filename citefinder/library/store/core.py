@@ -29,6 +29,7 @@ from citefinder.library.encoders.query_side import QuerySide, query_side
 from citefinder.library.identity import Identity
 from citefinder.library.store.bm25index import BM25Index, bm25_text
 from citefinder.library.store.chroma import make_client, papers_of
+from citefinder.library.store.layout import BM25_DIR
 from citefinder.library.store.lockfile import FolderLock
 from citefinder.library.store.manifest import read_manifest, write_manifest
 from citefinder.library.store.pending import PendingQueue
@@ -36,7 +37,6 @@ from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
 
-BM25_DIR = "bm25"
 PAGE = 5000
 
 

@@ -11,9 +11,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger(__name__)
+from citefinder.library.store.layout import MANIFEST
 
-MANIFEST = "library.json"
+log = logging.getLogger(__name__)
 
 
 def read_manifest(path: Path) -> dict[str, Any]:

@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Sequence
 
 from citefinder.errors import LibraryDamagedError
+from citefinder.library.store.layout import PENDING as FILE
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
-
-FILE = "pending.sqlite"
 
 
 class PendingQueue:
