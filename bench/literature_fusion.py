@@ -5,8 +5,8 @@
 
 Input: ``bench/literature_eval.py drafts --own-order`` (each removed slot's literature agent lists, the literature's
 own fused order, the user's papers left out). Every document any agent listed gets what the tier reads of it: is
-it the user's (the same work, :meth:`~citefinder.pipeline.literature._Own.holds`) and the priors' features
-(:meth:`~citefinder.pipeline.literature._Own.features`) over the slot's library without the removed entries. A
+it the user's (the same work, :meth:`~citefinder.pipeline.priors.OwnPapers.holds`) and the priors' features
+(:meth:`~citefinder.pipeline.priors.OwnPapers.features`) over the slot's library without the removed entries. A
 setting (fusion ``k`` and weights, the priors) is then replayed as the tier runs: weighted RRF over the lists
 (:func:`citefinder.rank.fuse.rrf`'s order and ties), the first ``fused_top_n`` kept, the user's own papers
 dropped, the priors' order (:func:`~citefinder.pipeline.literature.prior_order`): R@1 / R@10 / MRR of the gold.
@@ -66,7 +66,7 @@ def build(result_path: Path, literature: Path, libraries: Path, bib: str, agents
     from citefinder.evaluate.drafts import open_draft_library
     from citefinder.library.readonly import ReadOnlyLibrary
     from citefinder.pipeline.cited import memory_counts
-    from citefinder.pipeline.literature import _Own
+    from citefinder.pipeline.priors import OwnPapers
 
     result = json.loads(result_path.read_text())
     view = ReadOnlyLibrary.open(literature, Settings())
@@ -82,7 +82,7 @@ def build(result_path: Path, literature: Path, libraries: Path, bib: str, agents
                                      libraries / f"{name}-{Path(bib).stem}")
         papers = list(library.iter_papers())
         for row in rows:
-            own = _Own([p for p in papers if p.doc_id not in row["own_gold"]], library)
+            own = OwnPapers([p for p in papers if p.doc_id not in row["own_gold"]], library)
             lists = {a: {d: r for d, r, _ in hits} for a, hits in row["lists"].items() if a in agents}
             docs = sorted({d for ranks in lists.values() for d in ranks})
             found = {p.doc_id: p for p in view.get(docs)}

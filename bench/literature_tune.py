@@ -4,7 +4,7 @@
 
 Input: ``bench/literature_eval.py drafts --part train`` (each removed slot's literature candidates in the
 literature's own order, the user's papers already left out). Each candidate's features are computed as the
-tier computes them (:class:`~citefinder.pipeline.literature._Own`: the slot's own library without the removed
+tier computes them (:class:`~citefinder.pipeline.priors.OwnPapers`: the slot's own library without the removed
 entries), a grid of priors is scored by R@10 of the removed slots (ties: MRR), and with ``--write`` the best
 goes to ``citefinder/data/literature.json`` with the figure it reached and the data it was tuned on.
 """
@@ -28,7 +28,7 @@ def features(result_path: Path, literature: Path, libraries: Path, bib: str) -> 
     from citefinder.config import Settings
     from citefinder.evaluate.drafts import open_draft_library
     from citefinder.library.readonly import ReadOnlyLibrary
-    from citefinder.pipeline.literature import _Own
+    from citefinder.pipeline.priors import OwnPapers
 
     result = json.loads(result_path.read_text())
     view = ReadOnlyLibrary.open(literature, Settings())
@@ -42,7 +42,7 @@ def features(result_path: Path, literature: Path, libraries: Path, bib: str) -> 
         library = open_draft_library(Settings(), DATA / "drafts-dev" / name / bib, libraries / f"{name}-{Path(bib).stem}")
         papers = list(library.iter_papers())
         for row in rows:
-            own = _Own([p for p in papers if p.doc_id not in row["own_gold"]], library)
+            own = OwnPapers([p for p in papers if p.doc_id not in row["own_gold"]], library)
             found = {p.doc_id: p for p in view.get([c[0] for c in row["lit"]])}
             feats = [{"doc_id": c[0], **own.features(found[c[0]])} for c in row["lit"] if c[0] in found]
             out.append((feats, set(row["lit_gold"])))
