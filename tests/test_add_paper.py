@@ -137,10 +137,12 @@ def _keys(bib: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_two_papers_never_share_a_key(tmp_path, capsys, literature):
+def test_two_papers_never_share_a_key(tmp_path, capsys, literature, monkeypatch):
     """A keyless library holding Zheng 2021 *Deep Relational Metric Learning* (exported as zheng2021deep) and the
     literature's Zheng 2021 *Deep Compositional Metric Learning* added: two keys, in out.bib and new-references.bib
     and in the draft (issue 42, item 3)."""
+    # about keys, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     lib = tmp_path / "lib"
     Library.open(Settings(library=lib)).add_papers([_paper(r) for r in _records("own.jsonl")])
     tex = tmp_path / "paper.tex"
@@ -161,10 +163,12 @@ def test_two_papers_never_share_a_key(tmp_path, capsys, literature):
 
 
 @pytest.mark.slow
-def test_a_second_addition_keeps_the_first_and_a_paper_added_stays_citable(tmp_path, capsys, literature):
+def test_a_second_addition_keeps_the_first_and_a_paper_added_stays_citable(tmp_path, capsys, literature, monkeypatch):
     """``--add-from-literature 1:N`` then another paper for slot 2: new-references.bib holds both (the first entry as
     it was), slot 1 still cites the first, and a later fill without the literature cites it by the key
     new-references.bib holds (issue 42, item 2). Keys in the user's Semantic Scholar style (issue 44, item 5)."""
+    # about adding papers and their keys, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     bib = tmp_path / "refs.bib"
     shutil.copy(DATA / "refs-s2.bib", bib)
     tex = tmp_path / "paper.tex"

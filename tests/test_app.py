@@ -55,6 +55,8 @@ def all_buttons(at: AppTest, label: str) -> list:
 
 
 def test_cite_page_fills_every_slot_and_offers_the_bib(cite_app, monkeypatch):
+    # about filling and keeping picks, not the threshold: auto-fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     spy = DownloadSpy(monkeypatch)
     at = fill(cite_app, TWO_SLOTS)
     assert not at.exception and not at.error
@@ -179,7 +181,9 @@ def test_text_without_slots_says_so_on_click(cite_app):
     assert state.CITE_RUN not in at.session_state
 
 
-def test_draft_results_and_picks_survive_page_switches_and_a_new_session(cite_app, sample_library):
+def test_draft_results_and_picks_survive_page_switches_and_a_new_session(cite_app, sample_library, monkeypatch):
+    # about filling and keeping picks, not the threshold: auto-fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     at = fill(cite_app, TWO_SLOTS)
     run = at.session_state[state.CITE_RUN]
     at.button(key=f"{run.pick_key(0)}_2").click().run()

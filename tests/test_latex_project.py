@@ -74,7 +74,9 @@ def test_the_project_is_read_as_latex_reads_it(tmp_path):
 
 
 @pytest.mark.slow
-def test_fill_a_project_from_the_bib_it_names(tmp_path, capsys):
+def test_fill_a_project_from_the_bib_it_names(tmp_path, capsys, monkeypatch):
+    # about writing a LaTeX project's files, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     main_tex = _project(tmp_path)
     originals = {p: p.read_bytes() for p in tmp_path.rglob("*.tex")}
     assert main(["fill", str(main_tex)]) == 0  # no --bib: \bibliography{refs} names it

@@ -22,6 +22,8 @@ LATEX = Path(__file__).parent / "data" / "latex"
 
 
 def test_fill_against_the_users_own_bib(tmp_path, capsys, monkeypatch):
+    # about filling against the user's .bib, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     # the second run must equal the first: the cites paper.tex holds are not learned in between (that
     # learning is tests/test_memory_hooks.py's)
     monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
@@ -80,7 +82,9 @@ def test_fill_against_the_users_own_bib(tmp_path, capsys, monkeypatch):
     assert "\\citep{vaswani2017attention}" in renamed and "Vaswani.Shazeer.ea.2017" not in renamed
 
 
-def test_fill_without_bib_uses_stored_keys_and_generates_non_colliding_ones(tmp_path, capsys):
+def test_fill_without_bib_uses_stored_keys_and_generates_non_colliding_ones(tmp_path, capsys, monkeypatch):
+    # about keys, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     rows = [
         {"doc_id": "arxiv:1810.04805", "title": "BERT: Pre-training of Deep Bidirectional Transformers for Language "
          "Understanding", "authors": ["Jacob Devlin"], "year": 2019,

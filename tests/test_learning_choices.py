@@ -83,6 +83,8 @@ def test_one_learned_pick_is_forgotten_and_the_others_stay(bib_library, capsys):
 
 @pytest.mark.slow
 def test_a_second_fill_learns_nothing_and_the_next_pick_is_the_one_without_learning(tmp_path, capsys, monkeypatch):
+    # about learning, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "true")
     for name in ("paper.tex", "refs.bib"):
         shutil.copy(LATEX / name, tmp_path / name)
@@ -127,6 +129,8 @@ def test_fills_at_the_edges_of_included_files_are_not_learned_by_the_next_fill_o
                                                                                         monkeypatch):
     """Issue 35 item 6: "fill twice in place, then a new sentence" with the filled cites at the very start of an
     \\input file, at the start of a one-line (brace-less) \\input file and right after an \\input line."""
+    # about learning, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "true")
     (tmp_path / "sections").mkdir()
     tex, bib = tmp_path / "main.tex", tmp_path / "refs.bib"

@@ -37,6 +37,8 @@ def _project(folder: Path, records: list[dict]) -> tuple[Path, Path]:
 
 def test_fill_lists_the_literature_and_adds_the_papers_the_user_picks(tmp_path, capsys, monkeypatch, literature,
                                                                         records):
+    # about adding literature papers, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
     tex, bib = _project(tmp_path, records)
     bib_bytes, lit_before = bib.read_bytes(), snapshot(literature)

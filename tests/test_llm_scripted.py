@@ -36,6 +36,8 @@ QUERY = Query("The Transformer relies entirely on self-attention.")
 
 
 def select(served, **changes):
+    # the fallback's own threshold, fixed here (not the shipped default): 0.83 is auto-filled, 0.4 is not
+    changes.setdefault("confidence_threshold", 0.5)
     return LLMSelector(served.settings(**changes)).select(QUERY, CANDS, CONF, context=CONTEXT)
 
 

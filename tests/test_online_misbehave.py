@@ -77,11 +77,14 @@ def test_a_misbehaving_service_ends_quickly_with_one_line(fake: FakeScholar, tmp
 
 def test_a_slow_drip_ends_at_the_deadline_not_per_read(fake: FakeScholar, tmp_path: Path) -> None:
     fake.modes["s2"] = "drip"
-    source = open_source("s2", settings_for(fake, tmp_path, online_timeout_s=30.0, online_deadline_s=1.0))
+    deadline = 2.0  # long enough for the headers to arrive on a loaded machine; the body drips for minutes
+    source = open_source("s2", settings_for(fake, tmp_path, online_timeout_s=30.0, online_deadline_s=deadline))
     start = time.monotonic()
-    with pytest.raises(SourceUnreachable, match="too slow"):
+    # "too slow": the deadline ended the dripping body; "no answer within": on a very loaded machine it ended the
+    # wait for the headers. Either way the total deadline held, not the 30 s per-read time-out.
+    with pytest.raises(SourceUnreachable, match=r"too slow|no answer within"):
         source.search("attention", 5)
-    assert time.monotonic() - start < 3.0
+    assert time.monotonic() - start < deadline + 2.0
 
 
 def test_a_redirect_is_not_followed_and_says_where(fake: FakeScholar, tmp_path: Path) -> None:

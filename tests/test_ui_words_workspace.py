@@ -8,6 +8,7 @@ from pydantic import SecretStr
 
 from citefinder.config import Settings
 from citefinder.pipeline.evidence import best_sentence
+from citefinder.rank.calibration import word_cutoffs
 from citefinder.text.slots import find_slots
 from citefinder.types import Candidate, Hit, Paper, Query, Selection, SlotResult, StageTrace
 from citefinder.ui import user_settings, workspace
@@ -20,11 +21,16 @@ ATTN = Paper("arxiv:1706.03762", "Attention Is All You Need", ("Ashish Vaswani",
 
 
 def test_confidence_words_cut_offs():
-    # the shipped cut-offs (confidence.json adjust.words): likely right from 0.7, unsure from 0.2
-    assert [confidence_words(p) for p in (0.95, 0.7, 0.69, 0.21, 0.2, 0.19, 0.0, None)] == [
+    # the shipped cut-offs (confidence.json adjust.words), read from the product's data, with the values either side
+    likely, unsure = word_cutoffs()
+    assert 0.0 < unsure < likely < 1.0
+    below = 0.01
+    assert [confidence_words(p) for p in (0.99, likely, likely - below, unsure + below, unsure, unsure - below, 0.0,
+                                          None)] == [
         "likely right", "likely right", "unsure", "unsure", "unsure", "unlikely", "unlikely", "unlikely"]
-    assert confidence_label(0.823) == "likely right (0.82)"
-    assert confidence_label(0.21) == "unsure (0.21)"  # a best guess right one time in five is no "unlikely"
+    assert confidence_label(likely + 0.003) == f"likely right ({likely + 0.003:.2f})"
+    assert confidence_label(unsure + 0.01) == f"unsure ({unsure + 0.01:.2f})"  # words first, the number after
+    assert confidence_label(None) == "unlikely (0.00)"
 
 
 def test_evidence_is_the_abstract_sentence_that_best_matches_the_slot():

@@ -187,7 +187,10 @@ def test_a_missing_draft_exits_non_zero(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_the_allowed_writes_change_only_placeholders_keep_modes_and_learn_nothing_of_their_own(tmp_path, capsys):
+def test_the_allowed_writes_change_only_placeholders_keep_modes_and_learn_nothing_of_their_own(tmp_path, capsys,
+                                                                                                monkeypatch):
+    # about which writes are allowed, not the threshold: fill at a fixed 0.55, whatever the shipped default
+    monkeypatch.setenv("CITEFINDER_CONFIDENCE_THRESHOLD", "0.55")
     main_tex = _project(tmp_path)
     originals = _snapshot(tmp_path)
     # -o: the filled draft (never a .bib, whatever the draft names); the changed \input files beside theirs

@@ -42,8 +42,9 @@ def open_bib_library(bibs: list[Path], settings: Any, *, explicit_library: bool)
     reports = tuple([link_file(library, bib) for bib in bibs if bib not in linked] + sync_all(library))
     keys = frozenset(p.key for bib in bibs for p in read_papers(bib) if isinstance(p, Paper) and p.key)
     if not keys:
-        held = any(report.held for report in reports)
+        # the error ends the command before the reports are said: the held ones (the library kept) go in it
+        held = " ".join(report.summary() for report in reports if report.held)
         names = ", ".join(b.name for b in bibs)
         raise InputError(f"{names} holds no entry with a key; nothing could be cited from it"
-                         + ("; the library kept its papers (see above)." if held else "."))
+                         + (f". {held}" if held else "."))
     return BibLibrary(settings=settings, library=library, keys=keys, reports=reports)
