@@ -22,7 +22,9 @@ FILL_S = 120_000
 
 
 def test_cite_flow_in_the_browser(tmp_path):
-    with streamlit_server(tmp_path / "library", tmp_path / "server.log") as url, chromium() as page:
+    # fills at the old default threshold: what these tests read is the page, not the threshold
+    threshold = {"CITEFINDER_CONFIDENCE_THRESHOLD": "0.55"}
+    with streamlit_server(tmp_path / "library", tmp_path / "server.log", env=threshold) as url, chromium() as page:
         page.goto(url)
         page.get_by_text("Sample library loaded").wait_for(timeout=FIRST_RUN_S)
 

@@ -47,7 +47,9 @@ def app(tmp_path_factory):
     library = tmp_path_factory.mktemp("browser-cite-library") / "library"  # a copy: these tests import into it
     shutil.copytree(sample, library, ignore=shutil.ignore_patterns("workspace"))
     LIBRARY["path"] = library
-    with streamlit_server(library, root / "server.log") as url, chromium((1280, 900)) as page:
+    # fills at the old default threshold: what these tests read is the page, not the threshold
+    threshold = {"CITEFINDER_CONFIDENCE_THRESHOLD": "0.55"}
+    with streamlit_server(library, root / "server.log", env=threshold) as url, chromium((1280, 900)) as page:
         page.goto(url)
         page.get_by_text("Find the papers behind every [CITATION]").wait_for(timeout=START_MS)
         page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)

@@ -50,7 +50,9 @@ def app(tmp_path_factory):
     sample = build_sample_library(tmp_path_factory.getbasetemp() / "browser-sample-library")
     library = root / "library"
     shutil.copytree(sample, library, ignore=shutil.ignore_patterns("workspace"))  # no draft from other tests
-    with streamlit_server(library, root / "server.log") as url, chromium((WIDTH, HEIGHT)) as page:
+    # fills at the old default threshold: what these tests read is the page, not the threshold
+    threshold = {"CITEFINDER_CONFIDENCE_THRESHOLD": "0.55"}
+    with streamlit_server(library, root / "server.log", env=threshold) as url, chromium((WIDTH, HEIGHT)) as page:
         requests: list[str] = []
         page.on("request", lambda r: requests.append(r.url))
         page.add_init_script(PAINT_OBSERVER)
