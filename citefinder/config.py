@@ -165,7 +165,7 @@ class Settings(BaseSettings):
         description="A sentence that names a work ('BERT [CITATION]', 'the Transformer [CITATION]') cites the paper "
         "whose own name it is: a paper whose name merely contains it (ALBERT, Sentence-BERT, Transformer-XL) is never "
         "filled in for it; the named paper is, when it is among the candidates, else nothing "
-        "(citefinder.select.named; measured on drafts-dev, bench/results/names.md).",
+        "(citefinder.select.named; measured on drafts-dev, bench/RESULTS.md (section 43, names)).",
     )
     second_paper: bool = Field(
         False,

@@ -110,8 +110,8 @@ def test_the_named_paper_picked_and_sentences_naming_nothing_are_left_alone():
 
 
 def test_a_pick_the_sentence_itself_names_is_left_alone():
-    """What the training drafts taught (bench/results/names.md): the pick's own name written in the slot's part of
-    the sentence, or the words around the name being the pick's title, mean the sentence names the pick too."""
+    """What the training drafts taught (bench/RESULTS.md, section 43, names): the pick's own name written in the slot's
+    part of the sentence, or the words around the name being the pick's title, mean the sentence names the pick too."""
     over = "In contrast to work that observed improvements of RoBERTa-based models over BERT [CITATION], we do not."
     d = decide(over, _cands(ROBERTA, BERT), Selection("found", ROBERTA, 0.9, "threshold"), None, 0.55)
     assert d is not None and d.action == "kept"

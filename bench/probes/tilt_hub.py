@@ -1,7 +1,7 @@
 """Probe (issue 43 item 4): a per-draft hub correction replayed from saved runs: each slot's fused score of an entry
 minus alpha x its mean fused score over the draft's slots (CSLS-like); per paper hit@1 before/after enrichment.
 
-    python bench/tilt_hub.py   # reads bench/out/{train,test}-{plain,enr}.json (bench/results/tilt.md)
+    python bench/tilt_hub.py   # reads bench/out/{train,test}-{plain,enr}.json (bench/RESULTS.md (section 43, tilt))
 """
 
 from __future__ import annotations

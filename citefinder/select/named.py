@@ -257,8 +257,8 @@ def described(focus: str, name: str, paper: Paper) -> bool:
 def _stands(focus: str, name: str, key: str, pick: NamedMatch, paper: Paper, found: Sequence[str],
             elsewhere: bool = False) -> bool:
     """Whether the rule overrules a pick that is not the named paper (measured on the drafts-dev training part:
-    bench/results/names.md): a cousin by its own one-word name (ALBERT for BERT) always; a cousin whose title
-    mentions the name when the name is a landmark's known name or the library holds the named paper; another paper
+    bench/RESULTS.md, section 43, names): a cousin by its own one-word name (ALBERT for BERT) always; a cousin whose
+    title mentions the name when the name is a landmark's known name or the library holds the named paper; another paper
     when the name is a landmark's known name, or ``elsewhere``: the literature (when set) holds the named paper and the
     library does not. Never when the sentence's words are the pick's own (:func:`described`)."""
     if described(focus, name, paper):

@@ -62,7 +62,7 @@ class StaticEncoder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One unit-length float32 row per text (a text without known tokens: zeros). The mean of a batch's token
         rows is torch's ``embedding_bag`` (torch is a dependency already): gathering the rows with numpy first
-        writes hundreds of MB per batch, ten times slower (measured, bench/results/static-vec.md)."""
+        writes hundreds of MB per batch, ten times slower (measured, bench/RESULTS.md (section 44, static-vec))."""
         import torch
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
