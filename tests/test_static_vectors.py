@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from literature_support import build_literature, literature_records, snapshot
+from literature_support import snapshot
 
 from citefinder.cli.main import main
 from citefinder.config import Settings
@@ -24,19 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXED = json.loads((ROOT / "tests/data/static-vectors.json").read_text(encoding="utf-8"))
 
 
-@pytest.fixture(autouse=True)
-def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def records() -> list[dict]:
-    return literature_records()
-
-
-@pytest.fixture(scope="module")
-def literature(tmp_path_factory: pytest.TempPathFactory, records: list[dict]) -> Path:
-    return build_literature(tmp_path_factory.mktemp("literature"), records)
+# the literature's records and folder: tests/literature_fixtures.py (module-scoped); a test's own cache
+pytestmark = pytest.mark.usefixtures("literature_cache")
 
 
 def test_the_static_model_is_in_the_package_and_loads_offline(tmp_path):
