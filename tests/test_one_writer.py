@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent / "citefinder"
 WRITERS = ["cli/fill.py", "cli/check.py", "cli/outputs.py", "ui/workspace.py", "ui/paired_bib.py", "library/link.py",
            # issue 35: every other command's files, the settings, the records, manifests, cards and programs
            "cli/eval.py", "cli/optimize.py", "cli/reranker.py", "cli/embedder.py", "train/examples.py",
-           "train/optimize.py", "train/rerank/card.py", "train/rerank/train.py", "train/embedder/card.py",
+           "train/optimize.py", "train/cardfile.py", "train/rerank/train.py",
            "train/embedder/train.py", "ui/user_settings.py", "library/store/manifest.py", "text/written.py"]
 PLANS = ("safewrite", "staging", "project_plan", "plan_output", "model_folder")  # the writer, or a plan made by it
 
