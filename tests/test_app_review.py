@@ -151,7 +151,7 @@ def test_a_search_result_goes_into_a_slot(app):
 
 def test_a_long_draft_draws_one_page_of_slots_that_follows_the_slot_in_review(app, monkeypatch):
     """A long draft's page draws PAGE cards, not every slot's (each key redrew every card: seconds on a 300-slot
-    draft, bench/review_nav.py); choosing a page puts its first slot in review, n / p move the page with it,
+    draft, bench/review_nav.py at bc9259c); choosing a page puts its first slot in review, n / p move the page with it,
     and the results file still holds every slot, made once while only the slot in review moves."""
     from citefinder.ui.cite import results as results_view
 
