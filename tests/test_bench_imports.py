@@ -1,5 +1,6 @@
-"""No import circle in bench/ (issue 45): the scripts import one another (calibration_eval reads tune.py's rows, a report
-reads saved outcomes), always one way. import-linter checks the package; this checks the scripts, which are not a package."""
+"""No import circle in bench/ (issue 45): the scripts import one another (calibration_eval reads tune.py's rows, a
+report reads saved outcomes), always one way. import-linter checks the package; this checks the scripts, which are not
+a package."""
 
 from __future__ import annotations
 
