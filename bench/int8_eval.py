@@ -5,7 +5,7 @@
 
 - **pool**: every gold paper of CiteME and autoscholar-dev that papers-50k holds, plus ``--distractors``
   papers of papers-50k drawn with seed 0 (``--autoscholar-items`` of autoscholar-dev drawn with seed 0) (title + abstract, as a library embeds them). Queries: each item's
-  first slot -> reformulate -> the dense agent's text (as bench/embedder_eval.py), embedded one at a time
+  first slot -> reformulate -> the dense agent's text (``item_query``), embedded one at a time
   as the pipeline does.
 - **drafts-dev test** (bench/drafts_split.json): each paper's slots against the entries of its own
   refs-enriched.bib (one corpus per paper; a slot's gold = the keys of gold.jsonl).
@@ -39,9 +39,18 @@ def _log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def pool(distractors: int, autoscholar_items: int) -> tuple[list[str], list[str], dict[str, list[tuple]]]:
-    from embedder_eval import item_query
+def item_query(text: str) -> str:
+    """The dense agent's text for a benchmark item: its first slot, else the whole text as a question."""
+    from citefinder.retrieve.agents.dense import dense_text
+    from citefinder.retrieve.query.reformulate import reformulate
+    from citefinder.text.slots import find_slots
 
+    slots = find_slots(text, 0)
+    query, _ = reformulate(slots[0] if slots else text)
+    return dense_text(query)
+
+
+def pool(distractors: int, autoscholar_items: int) -> tuple[list[str], list[str], dict[str, list[tuple]]]:
     from citefinder.library.records import embedding_text
     from citefinder.types import Paper
 

@@ -142,73 +142,6 @@ def _ascend(objective: Any, agents: list[str], w: np.ndarray, k: float, best: fl
     return w, k, best
 
 
-def candidate_rows(outcomes: list[dict[str, Any]], depth: int = 30) -> tuple[list[dict[str, float]], list[int], list[str], list[int]]:
-    """Per answerable item, its candidates (the union of the agents' top ``depth``) with their list
-    features, labels (gold or not), the item's group (paper or dataset) and item index."""
-    from citefinder.rank.fuse import list_features
-    from citefinder.types import Hit
-
-    X, y, groups, items = [], [], [], []
-    for n, o in enumerate(outcomes):
-        if not o["answerable"] or not o["gold"]:
-            continue
-        lists = {name: [Hit(d, r, sc) for d, r, sc in hits[:depth]] for name, hits in (o.get("lists") or {}).items()}
-        for doc, f in list_features(lists).items():
-            X.append(f)
-            y.append(int(doc in o["gold"]))
-            groups.append(o["id"].split(":")[0])
-            items.append(n)
-    return X, y, groups, items
-
-
-def item_ranks(scores: np.ndarray, y: np.ndarray, items: np.ndarray) -> list[int | None]:
-    """Per item, the rank its best gold candidate gets under ``scores`` (None: no gold candidate)."""
-    ranks: list[int | None] = []
-    for it in np.unique(items):
-        sel = items == it
-        s, lab = scores[sel], y[sel]
-        ranks.append(1 + int((s > s[lab == 1].max()).sum()) if lab.any() else None)
-    return ranks
-
-
-def _item_mrr(scores: np.ndarray, y: np.ndarray, items: np.ndarray) -> float:
-    ranks = item_ranks(scores, y, items)
-    return sum(1.0 / r for r in ranks if r) / max(1, len(ranks))
-
-
-def cmd_linear(paths: list[Path]) -> None:
-    """Fit a logistic model over each agent's rank and score (pointwise learning to rank); choose C by
-    5-fold cross-validation grouped by paper; compare with the current learned RRF on the same folds."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-
-    outcomes = [o for _, outs in load(paths) for o in outs]
-    Xd, y, groups, items = candidate_rows(outcomes)
-    names = sorted({k for f in Xd for k in f})
-    X = np.asarray([[f.get(k, 0.0) for k in names] for f in Xd])
-    y_a, g_a, i_a = np.asarray(y), np.asarray(groups), np.asarray(items)
-    folds = list(GroupKFold(n_splits=5).split(X, y_a, g_a))
-    best = None
-    for C in (0.01, 0.1, 1.0, 10.0):
-        mrrs = []
-        for tr, te in folds:
-            m = LogisticRegression(C=C, max_iter=3000).fit(X[tr], y_a[tr])
-            mrrs.append(_item_mrr(m.decision_function(X[te]), y_a[te], i_a[te]))
-        score = float(np.mean(mrrs))
-        print(f"C={C}: cross-validated MRR {score:.4f}")
-        if best is None or score > best[0]:
-            best = (score, C)
-    assert best is not None
-    model = LogisticRegression(C=best[1], max_iter=3000).fit(X, y_a)
-    weights = {k: round(float(c), 5) for k, c in zip(names, model.coef_[0])}
-    weights["bias"] = round(float(model.intercept_[0]), 5)
-    out = {"method": "linear", "k": 60, "weights": weights, "default_weight": 0.0,
-           "provenance": f"bench/tune.py linear on {', '.join(p.name for p in paths)} (training data only): "
-                         f"5-fold cross-validated MRR {best[0]:.4f} (grouped by paper), C={best[1]}"}
-    (DATA / "fusion.json").write_text(json.dumps(out, indent=1) + "\n")
-    print(out["provenance"])
-
-
 def top1_rows(outcomes: list[dict[str, Any]], library_size: int,
               groups: list[str] | None = None) -> tuple[list[dict[str, float]], list[int]]:
     """Features of each item's fused top-1 (under the shipped fusion) and whether it is gold."""
@@ -514,74 +447,6 @@ def cmd_ablate(paths: list[Path]) -> None:
                   f"{m.get('mrr', 0):.3f} | {m.get('queries', 0):.0f} |")
 
 
-TINY_SIZES = (1, 2, 3, 5, 10, 20, 34)
-
-
-def cmd_tiny(paths: list[Path], seed: int = 20261124) -> None:
-    """How the confidence behaves in libraries smaller than any it was fit on, simulated from saved runs:
-    each item's library cut down to n papers (the gold one kept in half the draws), the agents' lists
-    restricted to them (an exact dense agent lists every paper), fused, and the top-1 scored with and
-    without the tiny-library rule (rank/calibration.py). Prints per n: mean confidence, share right,
-    share filled (>= the shipped threshold) and how many of those are right."""
-    import random
-    from dataclasses import replace
-
-    from citefinder.rank.calibration import candidate_features, default_calibration
-    from citefinder.rank.fuse import fuse, learned_fusion
-    from citefinder.types import Candidate, Hit, Paper
-
-    cal = default_calibration()
-    plain = replace(cal, min_library=0)
-    threshold = json.loads((DATA / "confidence.json").read_text()).get("threshold", 0.55)
-    fusion = learned_fusion("slots")
-    rng = random.Random(seed)
-    outs = [o for _, outcomes in load(paths) for o in outcomes if o.get("lists") and o["answerable"] and o["gold"]]
-    print("| papers | top-1s | right | mean confidence (old → new) | filled (old → new) | right of filled (old → new) |")
-    print("|---|---|---|---|---|---|")
-    for n in TINY_SIZES:
-        rows = []
-        for o in outs:
-            lists = {k: v for k, v in o["lists"].items() if "#" not in k}
-            docs = sorted({d for hits in lists.values() for d, _, _ in hits})
-            gold = [d for d in docs if d in o["gold"]]
-            others = [d for d in docs if d not in o["gold"]]
-            keep = set(rng.sample(others, min(len(others), n - (1 if gold and rng.random() < 0.5 else 0))))
-            if gold and len(keep) < n:
-                keep.add(gold[0])
-            if not keep:
-                continue
-            cut = {}
-            for name, hits in lists.items():
-                kept = [(d, sc) for d, _, sc in hits if d in keep]
-                if name == "dense":  # exact dense search lists every paper of a small library
-                    low = min((sc for _, sc in kept), default=0.0) - 0.01
-                    kept += [(d, low) for d in sorted(keep - {d for d, _ in kept})]
-                if kept:
-                    cut[name] = [Hit(d, r, sc) for r, (d, sc) in enumerate(kept, start=1)]
-            fused = fuse(cut, fusion)[:2]
-            if not fused:
-                continue
-            cands = []
-            for rank, (doc, score) in enumerate(fused, start=1):
-                c = Candidate(Paper(doc, ""))
-                for name, hits in cut.items():
-                    h = next((h for h in hits if h.doc_id == doc), None)
-                    if h is not None:
-                        c = c.with_score(name, h.rank, h.score)
-                cands.append(c.with_score("fused", rank, score))
-            f = candidate_features(cands, 0, list(cut), len(keep))
-            rows.append((plain.probability(f), cal.probability(f), int(fused[0][0] in o["gold"])))
-        old, new, right = (np.asarray(x) for x in zip(*rows, strict=True))
-
-        def filled(p: np.ndarray) -> str:
-            picked = p >= threshold
-            return f"{picked.mean():.0%}", f"{right[picked].mean():.0%}" if picked.any() else "-"
-
-        (fo, ro), (fn, rn) = filled(old), filled(new)
-        print(f"| {n} | {len(rows)} | {right.mean():.0%} | {old.mean():.2f} → {new.mean():.2f} | {fo} → {fn} | "
-              f"{ro} → {rn} |")
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -596,8 +461,6 @@ def main() -> None:
     c.add_argument("files", nargs="+", type=Path)
     c.add_argument("--min-precision", type=float, default=MIN_PRECISION,
                    help="the threshold: the lowest whose out-of-fold picks are this often right")
-    lin = sub.add_parser("linear")
-    lin.add_argument("files", nargs="+", type=Path)
     a = sub.add_parser("ablate")
     a.add_argument("files", nargs="+", type=Path)
     r = sub.add_parser("report")
@@ -606,8 +469,6 @@ def main() -> None:
     ad.add_argument("files", nargs="+", type=Path)
     ad.add_argument("--terms", default=ADJUST_TERMS)
     ad.add_argument("--dry-run", action="store_true")
-    t = sub.add_parser("tiny", help="the confidence in simulated tiny libraries, with and without the tiny rule")
-    t.add_argument("files", nargs="+", type=Path)
     args = p.parse_args()
     if args.cmd == "fusion":
         agents = args.agents.split(",") if args.agents else sorted(
@@ -615,14 +476,10 @@ def main() -> None:
         cmd_fusion(args.files, agents, args.kind, write=not args.dry_run)
     elif args.cmd == "confidence":
         cmd_confidence(args.files, args.min_precision)
-    elif args.cmd == "linear":
-        cmd_linear(args.files)
     elif args.cmd == "ablate":
         cmd_ablate(args.files)
     elif args.cmd == "adjust":
         cmd_adjust(args.files, args.terms.split(","), write=not args.dry_run)
-    elif args.cmd == "tiny":
-        cmd_tiny(args.files)
     else:
         cmd_report(args.test)
 

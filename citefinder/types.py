@@ -135,7 +135,7 @@ class Query:
         holds other markers ("... adaptive moment estimation [CITATION], regularized by randomly dropping units
         [OTHER], ..."), else the context. The other markers' words name other papers: on drafts-dev's training part,
         among the 377 slots sharing their sentence, the fused list's first paper was right for 154 with the slot's
-        part alone, 147 with it written twice before the sentence (bench/probes/local_weight.py)."""
+        part alone, 147 with it written twice before the sentence (bench/probes/local_weight.py at bc9259c)."""
         if self.local and self.local != self.text:
             return self.local
         return self.text

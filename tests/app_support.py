@@ -193,13 +193,60 @@ def paste_draft(page, text: str) -> None:
     area.press("Control+Enter")
 
 
-def settle(page, timeout_ms: int = 180_000) -> None:
+STILL_MS = 180_000  # how long a page may show no progress at all before a wait gives up
+CEILING_MS = 1_800_000  # the most any one wait lasts, progress or not (a run that never ends)
+POLL_MS = 2_000
+
+
+def progress_mark(page) -> tuple[bool, str]:
+    """What tells that the page is still working: Streamlit's running icon, and the text of its progress bars,
+    spinners, status boxes and uploaders (a fill's "12 of 68 slots", an upload's bar)."""
+    running = page.get_by_test_id("stStatusWidgetRunningIcon").is_visible()
+    busy = page.locator("[data-testid='stProgress'], [data-testid='stSpinner'], [data-testid='stStatusWidget'], "
+                        "[data-testid='stFileUploaderFile'], [data-testid='stExpander'] [data-testid='stProgress']")
+    try:
+        text = "\n".join(busy.all_inner_texts())
+    except Exception:  # noqa: BLE001 - an element replaced while it was read: read again next time
+        text = ""
+    return running, text
+
+
+def wait_progressing(target, *, state: str = "visible", still_ms: int = STILL_MS,
+                     ceiling_ms: int = CEILING_MS) -> None:
+    """Wait for the locator ``target`` to reach ``state`` for as long as its page shows progress: the app's script
+    is running or its progress text moves. Fail only when the page has been still for ``still_ms`` (nothing
+    running, nothing moving) or after ``ceiling_ms`` — never because a busy machine made the work slow."""
+    import time
+
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page = target.page
+    start = last = time.monotonic()
+    seen = progress_mark(page)
+    while True:
+        try:
+            target.wait_for(state=state, timeout=POLL_MS)
+            return
+        except PlaywrightTimeout:
+            pass
+        now = time.monotonic()
+        mark = progress_mark(page)
+        if mark[0] or mark != seen:
+            seen, last = mark, now
+        if (now - last) * 1000 > still_ms or (now - start) * 1000 > ceiling_ms:
+            said = page.locator("body").inner_text()[-2000:]
+            raise AssertionError(f"{target} not {state} after {now - start:.0f} s (the page still for "
+                                 f"{now - last:.0f} s); the page said:\n{said}")
+
+
+def settle(page, timeout_ms: int = CEILING_MS) -> None:
     """Wait until the app's script run is over (Streamlit's running icon gone), so that a click that follows
-    is not made on an element a rerun is about to replace."""
-    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=timeout_ms)
+    is not made on an element a rerun is about to replace. A run in progress is progress: only ``timeout_ms``,
+    the ceiling, ends the wait."""
+    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=max(timeout_ms, CEILING_MS))
 
 
-def upload(page, files, button_name: str, timeout_ms: int = 60_000, tries: int = 2):
+def upload(page, files, button_name: str, timeout_ms: int = STILL_MS, tries: int = 2):
     """Give the page's first file input ``files`` on a settled page and return the button named
     ``button_name`` once it shows; when it never does (the files lost in a rerun), give them once more."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -209,9 +256,9 @@ def upload(page, files, button_name: str, timeout_ms: int = 60_000, tries: int =
         settle(page, timeout_ms)
         page.locator('input[type="file"]').first.set_input_files(files)
         try:
-            button.wait_for(timeout=timeout_ms)
+            wait_progressing(button, still_ms=timeout_ms)
             return button
-        except PlaywrightTimeout:
+        except (PlaywrightTimeout, AssertionError):
             if attempt == tries - 1:
                 raise
     return button
@@ -226,9 +273,9 @@ def click_until(page, button, done, timeout_ms: int, log: Path | None = None, tr
         settle(page, timeout_ms)
         button.click()
         try:
-            done.wait_for(timeout=timeout_ms)
+            wait_progressing(done, still_ms=timeout_ms)
             return
-        except PlaywrightTimeout:
+        except (PlaywrightTimeout, AssertionError):
             continue
     said = page.locator("body").inner_text()[-3000:]
     tail = log.read_text(errors="replace")[-3000:] if log is not None and log.exists() else ""

@@ -71,7 +71,7 @@ def test_a_paired_bib_with_a_broken_entry_names_it(folder):
     at.file_uploader(key=paired_bib.UPLOAD).upload("my refs.bib", data, "application/x-bibtex").run()
     assert not at.exception and not at.error
     captions = [plain(c.value) for c in at.caption]
-    assert any(c.startswith("Paired with my refs.bib (8 entries)") for c in captions), captions
+    assert any(c.startswith("Paired with my refs.bib (8 papers)") for c in captions), captions
     [warning] = [plain(w.value) for w in at.warning]
     assert warning.startswith("1 entry could not be read (my refs.bib:"), warning
     assert "broken2020" in warning and "line" in warning and warning.endswith(
@@ -86,7 +86,7 @@ def test_a_paired_bib_with_a_broken_entry_names_it(folder):
 
 
 def test_one_entry_is_one_entry():
-    assert paired_bib.read_bib_upload("one.bib", b"@misc{a, title={One}}\n")[:2] == (1, None)
+    assert paired_bib.check_bib("one.bib", b"@misc{a, title={One}}\n") == (1, None)
     from citefinder.library.link import unread_entries
     from citefinder.types import ImportFailure
 

@@ -13,12 +13,10 @@ import bibtexparser
 import pytest
 from playwright.sync_api import expect
 
-from app_support import PDF_LINES, TWO_SLOTS, chromium, make_pdf, paste_draft, streamlit_server
+from app_support import PDF_LINES, TWO_SLOTS, chromium, make_pdf, paste_draft, streamlit_server, wait_progressing
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-FIRST_RUN_S = 240_000  # ms: first run imports the sample library and loads MiniLM
-FILL_S = 120_000
 
 
 def test_cite_flow_in_the_browser(tmp_path):
@@ -26,7 +24,7 @@ def test_cite_flow_in_the_browser(tmp_path):
     threshold = {"CITEFINDER_CONFIDENCE_THRESHOLD": "0.55"}
     with streamlit_server(tmp_path / "library", tmp_path / "server.log", env=threshold) as url, chromium() as page:
         page.goto(url)
-        page.get_by_text("Sample library loaded").wait_for(timeout=FIRST_RUN_S)
+        wait_progressing(page.get_by_text("Sample library loaded"))
 
         paste_draft(page, TWO_SLOTS)
         page.get_by_text("citation slots found").wait_for()
@@ -34,7 +32,7 @@ def test_cite_flow_in_the_browser(tmp_path):
 
         start = time.perf_counter()
         page.get_by_role("button", name="Find citations").click()
-        page.get_by_text("Filled 2 of 2 slots").wait_for(timeout=FILL_S)
+        wait_progressing(page.get_by_text("Filled 2 of 2 slots"))
         fill_s = time.perf_counter() - start
         print(f"\nbrowser: filled 2 slots in {fill_s:.2f} s (click to results shown)")
         page.locator("strong", has_text="Attention Is All You Need").first.wait_for()  # the slot's chosen paper
@@ -60,9 +58,9 @@ def test_cite_flow_in_the_browser(tmp_path):
         page.locator('input[type="file"]').first.set_input_files(
             files=[{"name": "draft.pdf", "mimeType": "application/pdf", "buffer": make_pdf(PDF_LINES)}]
         )
-        page.get_by_text("3 citation slots found").wait_for(timeout=30_000)
+        wait_progressing(page.get_by_text("3 citation slots found"))
         page.get_by_role("button", name="Find citations").click()
-        page.get_by_text("Filled 3 of 3 slots").wait_for(timeout=FILL_S)
+        wait_progressing(page.get_by_text("Filled 3 of 3 slots"))
         page.get_by_text("Slot 3", exact=True).wait_for()
         page.get_by_role("button", name="Download draft with \\cite (3 of 3 filled)").wait_for()
         expect(page.get_by_role("button", name="Accept, next")).to_have_count(3)
@@ -90,7 +88,7 @@ def test_hostile_metadata_is_plain_text_in_the_browser(tmp_path):
     script.write_text(HOSTILE_SCRIPT)
     with streamlit_server(tmp_path / "library", tmp_path / "server.log", script) as url, chromium() as page:
         page.goto(url)
-        page.get_by_text("end.").wait_for(timeout=FIRST_RUN_S)
+        wait_progressing(page.get_by_text("end."))
         main = page.locator("[data-testid='stMain']")
         assert main.locator("img, b, i, a, h1, .katex").count() == 0
         assert page.evaluate("() => window.__xss") is None

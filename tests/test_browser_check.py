@@ -11,13 +11,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app_support import build_sample_library, chromium, streamlit_server
+from app_support import build_sample_library, chromium, streamlit_server, wait_progressing
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LATEX = Path(__file__).parent / "data" / "latex"
-START_MS = 240_000
-CHECK_MS = 300_000  # refs.bib is imported (embedded) on the first check
 WRONG = b"He.Zhang.ea.2016"
 
 
@@ -26,24 +24,24 @@ def test_check_view_in_a_browser(tmp_path):
     tex = (LATEX / "checked.tex").read_bytes()
     with streamlit_server(library, tmp_path / "server.log") as url, chromium() as page:
         page.goto(f"{url}/Check")
-        page.get_by_role("button", name="Check citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Check citations"))
         uploads = page.locator('input[type="file"]')
         uploads.nth(0).set_input_files(str(LATEX / "checked.tex"))
         # the draft's upload reruns the page: the .bib is given once that rerun has shown it
-        page.get_by_text("checked.tex").first.wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text("checked.tex").first)
         uploads.nth(1).set_input_files(str(LATEX / "refs.bib"))
-        page.get_by_text("refs.bib").first.wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text("refs.bib").first)
         page.wait_for_timeout(3_000)  # let the rerun each upload starts finish: a click during it is dropped
         page.get_by_role("button", name="Check citations").click()
         fix = page.get_by_role("button", name="Replace with Robertson.Zaragoza.2009")
-        fix.wait_for(timeout=CHECK_MS)
+        wait_progressing(fix)
         main = page.locator("[data-testid='stMain']")
         text = main.inner_text()
         assert "likely wrong" in text and "citations" in text and "Traceback" not in text
         assert main.locator("[data-testid='stException']").count() == 0
 
         fix.click()
-        page.get_by_text("Replaced by Robertson.Zaragoza.2009").wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text("Replaced by Robertson.Zaragoza.2009"))
         download = page.get_by_role("button", name="Download corrected .tex")
         expect(download).to_have_count(1, timeout=60_000)  # the rerun's stale copy (disabled) is gone
         expect(download).to_be_enabled()

@@ -11,13 +11,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app_support import build_sample_library, chromium, settle, streamlit_server
+from app_support import build_sample_library, chromium, settle, streamlit_server, wait_progressing
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LATEX = Path(__file__).parent / "data" / "latex"
-START_MS = 240_000
-CHECK_MS = 300_000
 NEW = "Robertson.Zaragoza.2009"
 RRF = "Cormack.Clarke.Buettcher.2009"
 
@@ -36,15 +34,15 @@ def test_the_page_follows_each_replace(tmp_path):
     two.write_text(tex.replace(f"\\citep{{{RRF}}}", "\\citep{Kingma.Ba.2015}"), encoding="utf-8")
     with streamlit_server(library, tmp_path / "server.log") as url, chromium() as page:
         page.goto(f"{url}/Check")
-        page.get_by_role("button", name="Check citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Check citations"))
         uploads = page.locator('input[type="file"]')
         uploads.nth(0).set_input_files(str(two))
         uploads.nth(1).set_input_files(str(LATEX / "refs.bib"))
-        page.get_by_text("refs.bib").first.wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text("refs.bib").first)
         page.wait_for_timeout(3_000)
         page.get_by_role("button", name="Check citations").click()
         fix = page.get_by_role("button", name=f"Replace with {NEW}")
-        fix.wait_for(timeout=CHECK_MS)
+        wait_progressing(fix)
         settle(page)
         main = page.locator("[data-testid='stMain']")
         before = main.inner_text()
@@ -60,7 +58,7 @@ def test_the_page_follows_each_replace(tmp_path):
         assert NEW in never and RRF in never
 
         fix.click()
-        page.get_by_text(f"Replaced by {NEW}").wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text(f"Replaced by {NEW}"))
         settle(page)
         after = main.inner_text()
         assert counts(after) == {**counts(before), "likely wrong": 1, "fixed": 1}, after
@@ -76,7 +74,7 @@ def test_the_page_follows_each_replace(tmp_path):
 
         # the other wrong key is still to fix; undoing the first brings the page back
         page.get_by_role("button", name="Keep He.Zhang.ea.2016").click()
-        page.get_by_role("button", name=f"Replace with {NEW}").wait_for(timeout=60_000)
+        wait_progressing(page.get_by_role("button", name=f"Replace with {NEW}"))
         settle(page)
         assert counts(main.inner_text()) == counts(before)
         expect(page.get_by_role("button", name="Download corrected .tex")).to_be_disabled()

@@ -9,13 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from app_support import build_sample_library, chromium, streamlit_server
+from app_support import build_sample_library, chromium, streamlit_server, wait_progressing
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LATEX = Path(__file__).parent / "data" / "latex"
-START_MS = 240_000
-CHECK_MS = 300_000
 NEW = "Robertson.Zaragoza.2009"
 
 
@@ -28,19 +26,19 @@ def test_the_judged_marker_twice_defined_keys_and_notes_after_replace(tmp_path):
     twice.write_text(bib + "\n" + first.group(0).replace("Attention", "Attention (copy)"), encoding="utf-8")
     with streamlit_server(library, tmp_path / "server.log") as url, chromium() as page:
         page.goto(f"{url}/Check")
-        page.get_by_role("button", name="Check citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Check citations"))
         uploads = page.locator('input[type="file"]')
         uploads.nth(0).set_input_files(str(LATEX / "checked.tex"))
         uploads.nth(1).set_input_files(str(twice))
-        page.get_by_text("refs.bib").first.wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text("refs.bib").first)
         page.wait_for_timeout(3_000)  # let the rerun each upload starts finish: a click during it is dropped
         page.get_by_role("button", name="Check citations").click()
         fix = page.get_by_role("button", name=f"Replace with {NEW}")
-        fix.wait_for(timeout=CHECK_MS)
+        wait_progressing(fix)
         main = page.locator("[data-testid='stMain']")
 
         mark = main.locator("strong", has_text="[He.Zhang.ea.2016]")  # the judged command, highlighted
-        mark.first.wait_for(timeout=60_000)
+        wait_progressing(mark.first)
         assert "BM25" in mark.first.locator("xpath=ancestor::p[1]").inner_text()  # in the sentence it judges
         assert "[CITATION]" not in main.inner_text()
 
@@ -50,7 +48,7 @@ def test_the_judged_marker_twice_defined_keys_and_notes_after_replace(tmp_path):
         assert NEW in never
 
         fix.click()
-        page.get_by_text(f"Replaced by {NEW}").wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text(f"Replaced by {NEW}"))
         page.wait_for_timeout(1_000)
         after = main.inner_text()
         assert all(NEW not in line for line in after.splitlines() if "never cited" in line), after

@@ -17,14 +17,12 @@ import bibtexparser
 import pytest
 from playwright.sync_api import expect
 
-from app_support import build_sample_library, chromium, streamlit_server, upload
+from app_support import build_sample_library, chromium, streamlit_server, upload, wait_progressing
 from citefinder.ui.cite.results import PAGE
 from llm_support import fields, scripted_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-START_MS = 240_000
-FILL_MS = 120_000
 TWO = (
     "Sequence transduction no longer needs recurrence, since attention is all you need [CITATION]. "
     "The bench was quiet that morning. "
@@ -51,8 +49,8 @@ def app(tmp_path_factory):
     threshold = {"CITEFINDER_CONFIDENCE_THRESHOLD": "0.55"}
     with streamlit_server(library, root / "server.log", env=threshold) as url, chromium((1280, 900)) as page:
         page.goto(url)
-        page.get_by_text("Find the papers behind every [CITATION]").wait_for(timeout=START_MS)
-        page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_text("Find the papers behind every [CITATION]"))
+        wait_progressing(page.get_by_role("button", name="Find citations"))
         yield url, page, root
 
 
@@ -77,7 +75,7 @@ def test_paste_then_one_click_fills_and_a_click_on_a_candidate_updates_the_bib(a
     go(page, url)
     page.get_by_label("...or paste your text").fill(TWO)
     page.get_by_role("button", name="Find citations").click()  # one click, right after pasting
-    slot(page, 1).wait_for(timeout=FILL_MS)
+    wait_progressing(slot(page, 1))
     assert page.get_by_text("2 citation slots found").count() == 1
     assert download_bib_titles(page) == [
         "Attention Is All You Need",
@@ -101,12 +99,12 @@ def test_navigation_keeps_text_results_and_picks(app):
     page.get_by_role("link", name="Library").click()
     page.get_by_role("heading", name="Library").wait_for()
     page.get_by_role("link", name="Cite").click()
-    slot(page, 1).wait_for(timeout=FILL_MS)
+    wait_progressing(slot(page, 1))
     expect(page.get_by_label("...or paste your text")).to_have_value(TWO)
     expect(slot(page, 0).get_by_text("your pick")).to_have_count(1)
     assert page.get_by_role("button", name="Download .bib (2 papers)").count() == 1
     go(page, url)  # a reload: a new session restores the library's last draft from disk
-    slot(page, 1).wait_for(timeout=FILL_MS)
+    wait_progressing(slot(page, 1))
     expect(page.get_by_label("...or paste your text")).to_have_value(TWO)
     expect(slot(page, 0).get_by_text("your pick")).to_have_count(1)
 
@@ -118,7 +116,7 @@ def test_markdown_in_a_file_name_renders_as_text(app):
         files=[{"name": "**bold** [x](http://evil.example).txt", "mimeType": "text/plain",
                 "buffer": b"Attention is all you need [CITATION]."}])
     caption = page.get_by_text("Text from")
-    caption.wait_for(timeout=30_000)
+    wait_progressing(caption)
     assert "**bold** [x](http" in caption.inner_text().replace("\u2060", "")
     assert caption.locator("strong strong, a").count() == 0
 
@@ -142,14 +140,14 @@ def test_progress_in_view_mid_fill_and_a_dead_llm_shows_one_banner(app, tmp_path
         area.fill(many(8))
         area.press("Control+Enter")  # apply the text first: a click during the rerun it starts is dropped
         page.wait_for_timeout(400)
-        page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=FILL_MS)
+        wait_progressing(page.get_by_test_id("stStatusWidgetRunningIcon"), state="hidden")
         page.get_by_role("button", name="Find citations").click()
         box = page.locator(".st-key-fill_progress")
-        box.get_by_text("of 8 slots filled").wait_for(timeout=FILL_MS)
-        box.get_by_text("2 of 8 slots filled").wait_for(timeout=FILL_MS)  # a slot row per finished slot
+        wait_progressing(box.get_by_text("of 8 slots filled"))
+        wait_progressing(box.get_by_text("2 of 8 slots filled"))  # a slot row per finished slot
         assert box.locator("[data-testid='stDataFrame']").count() == 1
-        box.get_by_text("Filled 8 of 8 slots").wait_for(timeout=FILL_MS)
-        slot(page, 7).wait_for(timeout=FILL_MS)
+        wait_progressing(box.get_by_text("Filled 8 of 8 slots"))
+        wait_progressing(slot(page, 7))
 
     from conftest import free_port
 
@@ -163,7 +161,7 @@ def test_progress_in_view_mid_fill_and_a_dead_llm_shows_one_banner(app, tmp_path
     with alone():
         start = time.perf_counter()
         page.get_by_role("button", name="Find citations").click()
-        page.get_by_text(f"30 slots, {PAGE} a page").wait_for(timeout=FILL_MS)  # the results, a page of cards at a time
+        wait_progressing(page.get_by_text(f"30 slots, {PAGE} a page"))  # the results, a page of cards at a time
         elapsed = time.perf_counter() - start
     print(f"\nbrowser: 30 slots against a dead LLM endpoint in {elapsed:.1f} s")
     assert page.get_by_text("so it was not asked again in this fill").count() == 1
@@ -173,7 +171,7 @@ def test_progress_in_view_mid_fill_and_a_dead_llm_shows_one_banner(app, tmp_path
 def test_malformed_library_uploads_show_a_message_not_a_traceback(app):
     url, page, root = app
     go(page, url, "Library")
-    page.get_by_role("button", name="Import").first.wait_for(timeout=START_MS)
+    wait_progressing(page.get_by_role("button", name="Import").first)
     bad = [
         {"name": "surrogate.jsonl", "mimeType": "application/json",
          "buffer": b'{"title": "Lone \\ud800 surrogate", "authors": ["A"]}\n'},
@@ -183,7 +181,7 @@ def test_malformed_library_uploads_show_a_message_not_a_traceback(app):
          "buffer": b'{"title": "Odd entry type", "entry_type": {"a": 1}}\n'},
     ]
     upload(page, bad, "Import 3 files").click()
-    page.get_by_text("Last import").or_(page.get_by_text("Import failed")).first.wait_for(timeout=FILL_MS)
+    wait_progressing(page.get_by_text("Last import").or_(page.get_by_text("Import failed")).first)
     main = page.locator("[data-testid='stMain']")
     assert main.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in main.inner_text() and str(root) not in main.inner_text()

@@ -13,13 +13,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from app_support import browser_library, chromium, paste_draft, settle, streamlit_server
+from app_support import browser_library, chromium, paste_draft, settle, streamlit_server, wait_progressing
 from citefinder.ui.cite.draft import EXAMPLE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-START_MS = 240_000
-FILL_MS = 180_000
 DRAFT = EXAMPLE + (
     "\n\nGenerative adversarial nets estimate generative models via an adversarial process [CITATION]. "
     "Sequence to sequence learning with neural networks maps an input sequence to an output one [CITATION]."
@@ -49,21 +47,21 @@ def test_undo_is_this_sessions_and_a_file_without_markers_keeps_the_draft(tmp_pa
     root, library = browser_library(tmp_path_factory, "browser-cite-session")
     with streamlit_server(library, root / "server.log") as url, chromium((1400, 900)) as page:
         page.goto(url)
-        page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Find citations"))
         paste_draft(page, DRAFT)
-        page.get_by_text(f"{SLOTS} citation slots found").wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text(f"{SLOTS} citation slots found"))
         settle(page)
         page.get_by_role("button", name="Find citations").click()
-        card(page, SLOTS - 1).wait_for(timeout=FILL_MS)
+        wait_progressing(card(page, SLOTS - 1))
         settle(page)
         # an earlier session's pick, on slot 6
         card(page, 5).get_by_role("button", name="Use this").first.click()
-        card(page, 5).get_by_text("your pick").first.wait_for(timeout=30_000)
+        wait_progressing(card(page, 5).get_by_text("your pick").first)
         settle(page)
 
         # a new browser session: the pick is restored, and there is nothing of this session's to undo
         page.reload()
-        card(page, SLOTS - 1).wait_for(timeout=START_MS)
+        wait_progressing(card(page, SLOTS - 1))
         settle(page)
         assert "your pick" in status(page, 5)
         expect(page.get_by_role("button", name="Undo")).to_be_disabled()
@@ -76,14 +74,14 @@ def test_undo_is_this_sessions_and_a_file_without_markers_keeps_the_draft(tmp_pa
 
         # this session's pick on slot 7 is undone by u from the top of the page: brought into view, said
         card(page, 6).get_by_role("button", name="Use this").first.click()
-        card(page, 6).get_by_text("your pick").first.wait_for(timeout=30_000)
+        wait_progressing(card(page, 6).get_by_text("your pick").first)
         settle(page)
         to_top(page)
         page.wait_for_timeout(500)
         assert not in_view(page, card(page, 6))
         page.keyboard.press("u")
         note = card(page, 6).get_by_text("Undone: slot 7")
-        note.wait_for(timeout=30_000)
+        wait_progressing(note)
         settle(page)
         page.wait_for_timeout(1_500)  # the scroll script runs after the page is drawn
         assert "the engine's pick" in note.inner_text() and "instead of" in note.inner_text()
@@ -96,7 +94,7 @@ def test_undo_is_this_sessions_and_a_file_without_markers_keeps_the_draft(tmp_pa
         page.locator('input[type="file"]').first.set_input_files(files=[{
             "name": "notes.txt", "mimeType": "text/plain",
             "buffer": b"Some notes with no citation marker at all. Another sentence."}])
-        page.get_by_text("notes.txt has no place marked for a citation").wait_for(timeout=30_000)
+        wait_progressing(page.get_by_text("notes.txt has no place marked for a citation"))
         settle(page)
         expect(page.get_by_label("...or paste your text")).to_have_value(DRAFT)
         expect(page.locator("[class*='st-key-slot_']")).to_have_count(SLOTS)

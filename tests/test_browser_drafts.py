@@ -8,12 +8,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from app_support import browser_library, chromium, streamlit_server
+from app_support import browser_library, chromium, streamlit_server, wait_progressing
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-START_MS = 240_000
-FILL_MS = 120_000
 FIRST = (
     "Sequence transduction no longer needs recurrence, since attention is all you need [CITATION]. "
     "The bench was quiet that morning. "
@@ -25,7 +23,7 @@ OTHER = ("Dense passage retrieval embeds questions and passages for open-domain 
 
 def idle(page) -> None:
     page.wait_for_timeout(400)
-    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=FILL_MS)
+    wait_progressing(page.get_by_test_id("stStatusWidgetRunningIcon"), state="hidden")
 
 
 def slot(page, n: int):
@@ -36,18 +34,18 @@ def test_picks_stay_with_their_draft_and_the_rerun_question_opens_where_clicked(
     root, library = browser_library(tmp_path_factory, "browser-drafts")
     with streamlit_server(library, root / "server.log") as url, chromium((1400, 900)) as page:
         page.goto(url)
-        page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Find citations"))
         uploads = page.locator('input[type="file"]')
         uploads.first.set_input_files(files=[{"name": "first.txt", "mimeType": "text/plain",
                                               "buffer": FIRST.encode("utf-8")}])
-        page.get_by_text("Text from").wait_for(timeout=30_000)
+        wait_progressing(page.get_by_text("Text from"))
         idle(page)
         page.get_by_role("button", name="Find citations").click()
-        slot(page, 1).wait_for(timeout=FILL_MS)
+        wait_progressing(slot(page, 1))
         idle(page)
         slot(page, 0).get_by_role("button", name="Use this").first.click()  # the user's own pick on draft 1
         idle(page)
-        slot(page, 0).get_by_text("your pick").first.wait_for(timeout=15_000)
+        wait_progressing(slot(page, 0).get_by_text("your pick").first)
 
         # another paper is uploaded: another draft, none of draft 1's results or picks on it
         uploads.first.set_input_files(files=[{"name": "other.txt", "mimeType": "text/plain",
@@ -58,7 +56,7 @@ def test_picks_stay_with_their_draft_and_the_rerun_question_opens_where_clicked(
         assert page.get_by_text("This sentence changed since you picked").count() == 0
         assert page.get_by_text("Your pick then").count() == 0
         page.get_by_role("button", name="Find citations").click()
-        slot(page, 1).wait_for(timeout=FILL_MS)
+        wait_progressing(slot(page, 1))
         idle(page)
         assert page.get_by_text("This sentence changed since you picked").count() == 0
         slot(page, 0).get_by_role("button", name="Use this").first.click()
@@ -71,16 +69,16 @@ def test_picks_stay_with_their_draft_and_the_rerun_question_opens_where_clicked(
         idle(page)
         page.get_by_role("button", name="Find citations").click()
         dialog = page.get_by_role("dialog")
-        dialog.wait_for(timeout=30_000)
+        wait_progressing(dialog)
         assert "other.txt" in dialog.inner_text() and "1 slot changed" in dialog.inner_text()
         box = dialog.bounding_box()
         assert box is not None and 0 <= box["y"] and box["y"] + min(box["height"], 200) <= 900  # in view
         dialog.get_by_role("button", name="Cancel").click()
-        dialog.wait_for(state="hidden", timeout=15_000)
+        wait_progressing(dialog, state="hidden")
 
         # draft 1 is still the library's, with its pick, and reopens from the list of drafts
         page.get_by_text("Your other drafts in this library").click()
         page.get_by_role("button", name="Open").first.click()
         expect(page.get_by_label("...or paste your text")).to_have_value(FIRST, timeout=30_000)
         idle(page)
-        slot(page, 0).get_by_text("your pick").first.wait_for(timeout=15_000)
+        wait_progressing(slot(page, 0).get_by_text("your pick").first)

@@ -15,15 +15,13 @@ from pathlib import Path
 import bibtexparser
 import pytest
 
-from app_support import CHROMIUM, CHROMIUM_ARGS, build_sample_library, streamlit_server
+from app_support import CHROMIUM, CHROMIUM_ARGS, build_sample_library, streamlit_server, wait_progressing
 from citefinder.text.slots import find_slots
 from latex_support import assert_only_placeholders_changed, cited_keys
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LATEX = Path(__file__).parent / "data" / "latex"
-START_MS = 240_000  # the first run loads MiniLM
-FILL_MS = 240_000  # 22 slots, and the paired .bib is imported (embedded) on the first fill
 
 
 @contextlib.contextmanager
@@ -48,7 +46,7 @@ def app(tmp_path_factory):
     library = build_sample_library(root / "library")
     with streamlit_server(library, root / "server.log") as url, fresh_chromium() as page:
         page.goto(url)
-        page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Find citations"))
         yield url, page, root
 
 
@@ -67,16 +65,16 @@ def test_tex_paired_with_its_bib_downloads_a_tex_citing_only_its_keys(app):
 
     uploads = page.locator('input[type="file"]')
     uploads.nth(0).set_input_files(str(LATEX / "paper.tex"))  # the draft
-    page.get_by_text("Text from").wait_for(timeout=60_000)
-    page.get_by_text("citation slots found").wait_for(timeout=60_000)
+    wait_progressing(page.get_by_text("Text from"))
+    wait_progressing(page.get_by_text("citation slots found"))
     paired = page.locator("[data-testid='stFileUploader']").filter(has_text="Pair with your .bib")
     paired.locator('input[type="file"]').set_input_files(str(LATEX / "refs.bib"))
-    paired.get_by_text("refs.bib").wait_for(timeout=60_000)
-    page.get_by_text("Paired with").wait_for(timeout=FILL_MS)  # the server has checked and paired it
+    wait_progressing(paired.get_by_text("refs.bib"))
+    wait_progressing(page.get_by_text("Paired with"))  # the server has checked and paired it
 
     page.get_by_role("button", name="Find citations").click()
     draft_button = page.get_by_role("button", name="Download draft with \\cite")
-    draft_button.wait_for(timeout=FILL_MS)
+    wait_progressing(draft_button)
     main = page.locator("[data-testid='stMain']")
     assert main.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in main.inner_text()

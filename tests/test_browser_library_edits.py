@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from app_support import build_sample_library, chromium, click_until, paste_draft, streamlit_server
+from app_support import build_sample_library, chromium, click_until, paste_draft, streamlit_server, wait_progressing
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 OWN = Path(__file__).parent / "data" / "own-over-sample.bib"
-START_MS = 240_000
 FILL_MS = 180_000
 TITLE = "Adam: A method for stochastic optimization"
 URL = "https://arxiv.org/abs/1412.6980"
@@ -45,19 +44,19 @@ def test_an_edit_of_a_paired_paper_is_listed_confirmed_and_exported(tmp_path) ->
                     ignore=shutil.ignore_patterns("workspace"))
     with streamlit_server(library, tmp_path / "server.log") as url, chromium() as page:
         page.goto(url)
-        page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Find citations"))
         paste_draft(page, "We train every model with the Adam optimizer [CITATION] and a warm-up.")
-        page.get_by_text("citation slot found").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_text("citation slot found"))
         paired = page.locator("[data-testid='stFileUploader']").filter(has_text="Pair with your .bib")
         paired.locator('input[type="file"]').set_input_files(str(OWN))
-        page.get_by_text("Paired with").wait_for(timeout=FILL_MS)
+        wait_progressing(page.get_by_text("Paired with"))
         # the card's title, not the fill's progress table (its cells are never visible, and it can come first)
         click_until(page, page.get_by_role("button", name="Find citations"),
                     page.get_by_text(TITLE).filter(visible=True).first, FILL_MS // 2, log=tmp_path / "server.log")
 
         page.goto(f"{url}/Library")
         section = page.get_by_role("heading", name="Paired .bib files")
-        section.wait_for(timeout=START_MS)
+        wait_progressing(section)
         listed = page.locator("[data-testid='stExpander']", has_text="own-over-sample.bib · 6 papers")
         opener = listed.get_by_text("6 papers")
         opener.click()
@@ -65,12 +64,12 @@ def test_an_edit_of_a_paired_paper_is_listed_confirmed_and_exported(tmp_path) ->
         listed.get_by_label("URL").fill(URL)
         listed.get_by_role("button", name="Save").click()
         confirm = page.get_by_text("URL added").first
-        confirm.wait_for(timeout=FILL_MS)
+        wait_progressing(confirm)
         assert "the .bib you download holds the new text" in confirm.inner_text()
 
         page.goto(url)
         download = page.get_by_role("button", name="Download .bib")
-        download.wait_for(timeout=START_MS)
+        wait_progressing(download)
         with page.expect_download() as got:
             download.click()
         bib = Path(got.value.path()).read_text(encoding="utf-8")

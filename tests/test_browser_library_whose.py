@@ -13,13 +13,11 @@ from pathlib import Path
 import pytest
 from test_browser_library_edits import pick
 
-from app_support import build_sample_library, chromium, settle, streamlit_server
+from app_support import build_sample_library, chromium, settle, streamlit_server, wait_progressing
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LATEX = Path(__file__).parent / "data" / "latex"
-START_MS = 240_000
-IMPORT_MS = 180_000
 
 
 def pair(library: Path, name: str, data: bytes) -> None:
@@ -53,11 +51,11 @@ def test_whose_paper_is_whose(tmp_path) -> None:
 
     with streamlit_server(library, tmp_path / "server.log") as url, chromium() as page:
         page.goto(f"{url}/Library")
-        page.get_by_text("Browse and search").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_text("Browse and search"))
         settle(page)
         page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(mine))
         page.get_by_role("button", name="Import 1 file").click()
-        page.get_by_text("Last import").wait_for(timeout=IMPORT_MS)
+        wait_progressing(page.get_by_text("Last import"))
         settle(page)
         main = page.locator("[data-testid='stMain']")
         summary = page.locator("[data-testid='stAlert']").filter(has_text="Last import").first.inner_text()
@@ -70,10 +68,10 @@ def test_whose_paper_is_whose(tmp_path) -> None:
         search = page.get_by_label("Search titles, authors and abstracts")
         search.fill("Attention Is All You Need")
         search.press("Enter")
-        page.get_by_text("best BM25 matches").wait_for(timeout=60_000)
+        wait_progressing(page.get_by_text("best BM25 matches"))
         settle(page)
         grid = page.locator("[data-testid='stDataFrame']").filter(has_text="Attention Is All You Need").first
-        grid.locator("th").first.wait_for(state="attached", timeout=60_000)  # the grid's header is drawn late
+        wait_progressing(grid.locator("th").first, state="attached")  # the grid's header is drawn late
         heads = [h.text_content() for h in grid.locator("th").all()]
         assert heads[:3] == ["key", "title", "whose"], heads
         row = cells(grid, 0)
@@ -85,13 +83,13 @@ def test_whose_paper_is_whose(tmp_path) -> None:
         search.fill("Generative Adversarial Nets")
         search.press("Enter")
         grid = page.locator("[data-testid='stDataFrame']").filter(has_text="Generative Adversarial").first
-        grid.wait_for(timeout=60_000)
+        wait_progressing(grid)
         settle(page)
         assert cells(grid, 0)[2] == "sample", cells(grid, 0)
 
         # the paired files: two "refs.bib", each named apart
-        labels = [next(line for line in e.inner_text().splitlines() if "papers · paired/" in line) for e in
-                  page.locator("[data-testid='stExpander']").filter(has_text=re.compile(r"papers · paired/")).all()]
+        labels = [next(line for line in e.inner_text().splitlines() if " · paired/" in line) for e in
+                  page.locator("[data-testid='stExpander']").filter(has_text=re.compile(r" · paired/")).all()]
         assert len(labels) == 2 and all(lab.startswith("refs.bib (") for lab in labels), labels
         assert labels[0].split(" · ")[0] != labels[1].split(" · ")[0]
         assert "\\/" not in main.inner_text()  # the folder is shown as a path, not escaped

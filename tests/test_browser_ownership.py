@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app_support import build_sample_library, chromium, paste_draft, streamlit_server, upload
+from app_support import build_sample_library, chromium, paste_draft, streamlit_server, upload, wait_progressing
 from citefinder.config import Settings
 from citefinder.library import sample
 from citefinder.library.store import Library
@@ -21,8 +21,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
 OWN = ROOT / "tests" / "data" / "own-over-sample.bib"
-START_MS = 240_000
-FILL_MS = 180_000
 BERT = "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"
 
 
@@ -38,10 +36,10 @@ def test_a_real_bib_over_the_sample_is_all_the_users_and_found(tmp_path) -> None
     assert len(keys) == 6
     with streamlit_server(library, tmp_path / "server.log") as url, chromium() as page:
         page.goto(f"{url}/Library")
-        page.get_by_role("button", name="Import").first.wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Import").first)
         upload(page, str(OWN), "Import 1 file").click()
         summary = page.locator("[data-testid='stAlert']", has_text="Last import")
-        summary.wait_for(timeout=FILL_MS)
+        wait_progressing(summary)
         # each sample work became the user's: an update, said as one
         assert "1 added, 5 updated (" in summary.inner_text(), summary.inner_text()
 
@@ -56,15 +54,15 @@ def test_a_real_bib_over_the_sample_is_all_the_users_and_found(tmp_path) -> None
         page.goto(f"{url}/Search")
         page.get_by_label("Question or topic").fill("masked language modeling (BERT)")
         page.get_by_role("button", name="Search").click()
-        page.get_by_text(BERT).filter(visible=True).first.wait_for(timeout=FILL_MS)
-        page.get_by_text("devlin2019bert").filter(visible=True).first.wait_for(timeout=FILL_MS)
+        wait_progressing(page.get_by_text(BERT).filter(visible=True).first)
+        wait_progressing(page.get_by_text("devlin2019bert").filter(visible=True).first)
 
         page.goto(url)
         paste_draft(page, "Pre-training deep bidirectional transformers gives BERT [CITATION], which set a new "
                           "state of the art on GLUE.")
-        page.get_by_text("citation slot found").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_text("citation slot found"))
         page.get_by_role("button", name="Find citations").click()
         # the card's title, not the fill's progress table (its cells are never visible, and it can come first)
-        page.get_by_text(BERT).filter(visible=True).first.wait_for(timeout=FILL_MS)
+        wait_progressing(page.get_by_text(BERT).filter(visible=True).first)
         page.get_by_text("devlin2019bert").filter(visible=True).first.wait_for()
     assert "Traceback" not in (tmp_path / "server.log").read_text(errors="replace")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from app_support import chromium
+from app_support import chromium, wait_progressing
 from conftest import free_port, stop_process, wait_for_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -81,7 +81,7 @@ def test_started_the_readme_way_its_port_is_closed_on_other_addresses(tmp_path) 
                 pass
         with chromium() as page:  # and the page says nothing about other machines
             page.goto(f"http://127.0.0.1:{port}/Settings")
-            page.get_by_role("heading", name="Settings").first.wait_for(timeout=PAGE_MS)
+            wait_progressing(page.get_by_role("heading", name="Settings").first)
             assert page.get_by_text("Reachable from other machines").count() == 0
     assert "Network URL" not in (tmp_path / "server.log").read_text(errors="replace")
 
@@ -92,7 +92,7 @@ def test_started_on_every_interface_the_page_says_so(tmp_path) -> None:
                "--server.address", "0.0.0.0"]
     with app(tmp_path, command, port), chromium() as page:
         page.goto(f"http://127.0.0.1:{port}/Settings")
-        page.get_by_text("Reachable from other machines").first.wait_for(timeout=PAGE_MS)
+        wait_progressing(page.get_by_text("Reachable from other machines").first)
 
 
 def _get(url: str, auth: tuple[str, str] | None = None) -> tuple[int, str]:

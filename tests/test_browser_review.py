@@ -19,7 +19,7 @@ import bibtexparser
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from app_support import ROOT, browser_library, chromium, streamlit_server
+from app_support import ROOT, browser_library, chromium, streamlit_server, wait_progressing
 from citefinder.ui.cite.results import PAGE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -34,14 +34,14 @@ def app(tmp_path_factory):
     root, library = browser_library(tmp_path_factory, "browser-review")
     with streamlit_server(library, root / "server.log") as url, chromium((1280, 900)) as page:
         page.goto(url)
-        page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)
+        wait_progressing(page.get_by_role("button", name="Find citations"))
         yield url, page, root
 
 
 def idle(page) -> None:
     """Wait for the script run a click or key started to end."""
     page.wait_for_timeout(400)
-    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="hidden", timeout=FILL_MS)
+    wait_progressing(page.get_by_test_id("stStatusWidgetRunningIcon"), state="hidden")
 
 
 def click(page, locator, then=None) -> None:
@@ -182,20 +182,20 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
     # 1. import the user's .bib on the Library page
     page.goto(f"{url}/Library")
     uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="BibTeX (.bib)")
-    uploader.wait_for(timeout=START_MS)
+    wait_progressing(uploader)
     idle(page)
     uploader.locator('input[type="file"]').set_input_files(str(CHEBNET / "refs.bib"))
     click(page, page.get_by_role("button", name="Import 1 file"), then=page.get_by_text("Last import"))
     sidebar = page.locator("[data-testid='stSidebar']")
-    sidebar.get_by_text("43 papers of yours").wait_for(timeout=START_MS)
+    wait_progressing(sidebar.get_by_text("43 papers of yours"))
     assert "sample papers (not suggested)" in sidebar.inner_text()
 
     # 2. fill the real draft (uploaded as a .tex), in \citep
     page.goto(url)
-    page.get_by_role("button", name="Find citations").wait_for(timeout=START_MS)
+    wait_progressing(page.get_by_role("button", name="Find citations"))
     page.locator('input[type="file"]').first.set_input_files(
         files=[{"name": "chebnet.tex", "mimeType": "text/x-tex", "buffer": draft.encode("utf-8")}])
-    page.get_by_text("49 citation slots found").wait_for(timeout=60_000)
+    wait_progressing(page.get_by_text("49 citation slots found"))
     click(page, page.get_by_role("button", name="Find citations"))
     results_shown(page, 49, FILL_MS)
     idle(page)
@@ -266,20 +266,20 @@ def test_a_whole_review_keeps_every_pick_and_exports_the_users_own_entries(app, 
     idle(page)
     yes = page.get_by_role("button", name="Yes, find them again")
     click(page, page.get_by_role("button", name="Find citations"))  # it asks in a dialog over the page
-    yes.wait_for(timeout=FILL_MS)
+    wait_progressing(yes)
     assert "Kept 4 picks (their sentences did not change); 1 slot changed" in page.locator(
         ".st-key-cite_confirm_rerun").inner_text()  # it asks first, saying what it keeps
     click(page, yes)
-    page.get_by_role("dialog").wait_for(state="hidden", timeout=FILL_MS)  # the question (a dialog) is answered
-    page.locator("[data-testid='stMain']").get_by_text(
-        "Kept 4 picks (their sentences did not change); 1 slot changed").wait_for(timeout=FILL_MS)
+    wait_progressing(page.get_by_role("dialog"), state="hidden")  # the question (a dialog) is answered
+    wait_progressing(page.locator("[data-testid='stMain']").get_by_text(
+        "Kept 4 picks (their sentences did not change); 1 slot changed"))
     for reload in (False, True):
         if reload:
             page.goto(url)
             results_shown(page, 49, START_MS)
         show(page, single)
         changed = card(page, single)  # its pick is set aside, shown, not applied
-        changed.get_by_text("This sentence changed since you picked.").wait_for(timeout=15_000)
+        wait_progressing(changed.get_by_text("This sentence changed since you picked."))
         idle(page)  # the results download of the finished run, not of one still rendering
         again = rows(page)
         for i in (key_one, key_two, double, other):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app_support import build_sample_library, chromium, paste_draft, streamlit_server
+from app_support import build_sample_library, chromium, paste_draft, streamlit_server, wait_progressing
 from citefinder.config import Settings
 from citefinder.library.store import Library
 from citefinder.library.store.manifest import read_manifest
@@ -25,8 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 TITLE = "Modeling Online Reviews with Multi-grain Topic Models"  # tests/data/papers.jsonl, not in the sample
 DRAFT = "Online reviews can be modeled with multi-grain topic models that find ratable aspects [CITATION]."
 SAMPLE = 170
-FIRST_RUN_MS = 240_000
-FILL_MS = 180_000
 
 
 def test_import_beside_a_running_app_loses_nothing_and_the_app_sees_it(tmp_path) -> None:
@@ -41,9 +39,9 @@ def test_import_beside_a_running_app_loses_nothing_and_the_app_sees_it(tmp_path)
     with streamlit_server(folder, tmp_path / "server.log") as url, chromium() as page:
         page.goto(url)
         paste_draft(page, DRAFT)
-        page.get_by_text("citation slot found").wait_for(timeout=FIRST_RUN_MS)
+        wait_progressing(page.get_by_text("citation slot found"))
         page.get_by_role("button", name="Find citations").click()
-        page.get_by_text("Filled").first.wait_for(timeout=FILL_MS)  # the app's Library is open and has searched
+        wait_progressing(page.get_by_text("Filled").first)  # the app's Library is open and has searched
         expect(page.get_by_text(TITLE)).to_have_count(0)
 
         env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -54,7 +52,7 @@ def test_import_beside_a_running_app_loses_nothing_and_the_app_sees_it(tmp_path)
         assert f"added {len(extra)}," in imported.stdout, imported.stdout
 
         page.get_by_role("button", name="Find citations").click()  # the same cached Library, a newer generation
-        page.locator("strong", has_text=TITLE).first.wait_for(timeout=FILL_MS)
+        wait_progressing(page.locator("strong", has_text=TITLE).first)
 
     assert "Traceback" not in (tmp_path / "server.log").read_text(errors="replace")
     reader = Library.open(Settings(library=folder))

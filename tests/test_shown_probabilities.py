@@ -1,5 +1,5 @@
 """One number per candidate: the probability that it is the cited paper, never above a candidate shown before it,
-and for candidates below the top read through the map fit on the training drafts (bench/probes/lower_ranks.py)."""
+and for candidates below the top read through the map fit on the training drafts (bench/lower_ranks.py)."""
 
 from __future__ import annotations
 

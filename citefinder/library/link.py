@@ -97,6 +97,11 @@ def linked_files(library: "Library") -> list[Path]:
     return [Path(p) for p in _load(library.path)["files"]]
 
 
+def linked_entries(library: "Library") -> int:
+    """How many entries the linked files hold now (one per key; :mod:`citefinder.library.bibcount` counts)."""
+    return sum(len(r.get("entries", {})) for r in _load(library.path)["files"].values())
+
+
 def linked_paths(folder: Path | str) -> list[Path]:
     """The files the library in ``folder`` follows, read without opening it (none when it has no links yet)."""
     return [Path(p) for p in _load(Path(folder).expanduser())["files"]]

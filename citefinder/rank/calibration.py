@@ -58,7 +58,7 @@ def word_cutoffs() -> tuple[float, float]:
 
 
 # Candidates below the top: p = sigmoid(a + b * logit(number capped at the one above) + c * log(rank)), fit on
-# the drafts-dev training part only (bench/probes/lower_ranks.py; figures in bench/RESULTS.md).
+# the drafts-dev training part only (bench/lower_ranks.py; figures in bench/RESULTS.md).
 LOWER_RANKS: tuple[float, float, float] | None = (-0.9090, 0.3859, -0.7199)
 
 

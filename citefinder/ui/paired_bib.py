@@ -20,6 +20,7 @@ from pathlib import Path
 import streamlit as st
 
 from citefinder.config import Settings
+from citefinder.library.bibcount import BibCount, count_read
 from citefinder.library.link import link_file, linked_files, sync_all, unread_entries
 from citefinder.library.readers import read_papers
 from citefinder.library.store import Library
@@ -39,28 +40,30 @@ COMMANDS = ["\\cite", "\\citep", "\\citet", "\\autocite", "\\parencite", "\\text
 
 
 def check_bib(name: str, data: bytes) -> tuple[int, str | None]:
-    """How many entries ``data`` (a file called ``name``) holds, and why it cannot be used (None when it can):
-    the Library page's reasons, naming the file as the user named it."""
-    entries, problem, _ = read_bib_upload(name, data)
-    return entries, problem
+    """How many papers ``data`` (a file called ``name``) holds, counted as every page counts them
+    (:mod:`citefinder.library.bibcount`), and why it cannot be used (None when it can): the Library page's
+    reasons, naming the file as the user named it."""
+    count, problem, _ = read_bib_upload(name, data)
+    return count.papers, problem
 
 
-def read_bib_upload(name: str, data: bytes) -> tuple[int, str | None, str]:
-    """:func:`check_bib`, and the entries that could not be read, named as the Library page's import names them
-    ("1 entry could not be read (refs.bib:12: malformed BibTeX entry 'x' at line 12: ...)"; "" when none)."""
+def read_bib_upload(name: str, data: bytes) -> tuple[BibCount, str | None, str]:
+    """:func:`check_bib`'s count and reason, and the entries that could not be read, named as the Library page's
+    import names them ("1 entry could not be read (refs.bib:12: malformed BibTeX entry 'x' at line 12: ...)";
+    "" when none)."""
+    none = BibCount(0, 0)
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(name).name) or "refs.bib"
     if not safe.lower().endswith((".bib", ".json")):
-        return 0, f"{name}: pair a BibTeX (.bib) or CSL-JSON (.json) file.", ""
+        return none, f"{name}: pair a BibTeX (.bib) or CSL-JSON (.json) file.", ""
     with tempfile.TemporaryDirectory(prefix="citefinder-pair-") as tmp:
         path = Path(tmp) / safe
         atomic_write(path, data)
         items = list(read_papers(path))
-    papers = [p for p in items if isinstance(p, Paper)]
     failures = [p for p in items if isinstance(p, ImportFailure)]
-    if papers:
-        return len(papers), None, unread_entries(failures, rename=(safe, name))
+    if any(isinstance(p, Paper) for p in items):
+        return count_read(items), None, unread_entries(failures, rename=(safe, name))
     reason = failures[0].reason if failures else f"no entries found in {name}"
-    return 0, reason.replace(safe, name), ""
+    return none, reason.replace(safe, name), ""
 
 
 def _uploaded(settings: Settings) -> None:
@@ -73,12 +76,12 @@ def _uploaded(settings: Settings) -> None:
         return
     st.session_state[SEEN] = upload.file_id
     data = upload.getvalue()
-    entries, problem, unread = read_bib_upload(upload.name, data)
+    count, problem, unread = read_bib_upload(upload.name, data)
     if problem:
         st.session_state[state.CITE_PAIR_ERROR] = f"{as_sentence(problem)} The draft is not paired with it."
         return
     saved = save_bib(settings, upload.name, data)
-    st.session_state[state.CITE_PAIRED] = state.PairedBib(upload.name, str(saved.parent), entries)
+    st.session_state[state.CITE_PAIRED] = state.PairedBib.from_count(upload.name, str(saved.parent), count)
     st.session_state.pop(state.CITE_PAIR_ERROR, None)
     if unread:
         st.session_state[UNREAD] = (str(saved.parent), f"{as_sentence(unread)} It is left out: fix it in your "
@@ -106,7 +109,7 @@ def bib_uploader(settings: Settings) -> None:
     paired: state.PairedBib | None = st.session_state.get(state.CITE_PAIRED)
     if paired is not None:
         row = st.container(horizontal=True, vertical_alignment="center")
-        row.caption(f"Paired with **{escape_markdown(paired.name)}** ({_entries(paired.entries)}): suggestions "
+        row.caption(f"Paired with **{escape_markdown(paired.name)}** ({paired.words()}): suggestions "
                     "come from it alone.")
         row.button("Unpair", type="tertiary", icon=":material/link_off:", on_click=unpair, key="cite_unpair",
                    help="Fill from the whole library again (your picks stay).")
@@ -174,10 +177,6 @@ def bib_library(own: Settings, saved: Path, name: str) -> Library:
             st.warning(escape_markdown(f"Of your {name}, {unread_entries(report.failures, rename=(saved.name, name))}"
                                        "; the others are used."))
     return library
-
-
-def _entries(n: int) -> str:
-    return "1 entry" if n == 1 else f"{n} entries"
 
 
 def run_library(run: state.CiteRun, default: Library) -> Library:

@@ -17,6 +17,7 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
+from citefinder.library.bibcount import count_library
 from citefinder.library.store import Library
 from citefinder.types import Paper
 from citefinder.ui import enrich_view, paired_bib, paper_editor, resources, state
@@ -102,7 +103,7 @@ def paired_section(settings: Settings) -> None:
             st.caption(f"{escape_markdown(folder.name)}: cannot be opened ({message_markdown(e)})")
             continue
         name = names[folder]
-        label = f"{name} · {len(papers)} papers · paired/{folder.name}"
+        label = f"{name} · {count_library(library).words()} · paired/{folder.name}"
         with st.expander(escape_markdown(label), icon=":material/link:"):
             st.dataframe(pd.DataFrame([{"key": p.key or "", "title": p.title, "year": p.year or "",
                                         "whose": f"paired with {name}"} for p in papers]),

@@ -15,6 +15,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from citefinder.config import Settings
+from citefinder.library.bibcount import BibCount
 from citefinder.types import SlotResult
 from citefinder.ui import user_settings
 
@@ -77,18 +78,27 @@ class PairedBib:
 
     name: str  # the file's name as the user gave it
     folder: str  # <library>/paired/<hash>
-    entries: int  # entries read from it
+    entries: int  # the papers it holds, counted as its library stores them (library/bibcount.py): what every page says
+    read: int = 0  # the entries read from it, when more (the same work under several keys)
+
+    @classmethod
+    def from_count(cls, name: str, folder: str, count: BibCount) -> "PairedBib":
+        return cls(name, folder, count.papers, count.entries)
+
+    def words(self) -> str:
+        """"61 papers", or "61 papers (70 entries: 9 repeat another entry's work)"."""
+        return BibCount(self.entries, max(self.entries, self.read)).words()
 
     def settings(self, base: Settings) -> Settings:
         return paired_settings(base, Path(self.folder))
 
     def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "folder": self.folder, "entries": self.entries}
+        return {"name": self.name, "folder": self.folder, "entries": self.entries, "read": self.read}
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "PairedBib | None":
         try:
-            return cls(str(d["name"]), str(d["folder"]), int(d["entries"])) if d else None
+            return cls(str(d["name"]), str(d["folder"]), int(d["entries"]), int(d.get("read", 0))) if d else None
         except (KeyError, TypeError, ValueError):
             return None
 

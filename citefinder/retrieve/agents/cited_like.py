@@ -3,7 +3,7 @@ each voting for the paper it cites.
 
 A paper scores the similarity of its nearest citing sentence (more sentences add nothing: a paper cited in
 hundreds of similar sentences must not win on numbers alone), and only a close one counts. Both measured
-on the drafts-dev training part (``bench/probes/memory_probe.py``, bench/RESULTS.md): the nearest
+on the drafts-dev training part (``bench/probes/memory_probe.py`` at bc9259c, bench/RESULTS.md): the nearest
 sentence alone put the gold paper first for 31% of the slots the memory covers, against 17% when each
 further sentence added a tenth of its cosine; a paper whose nearest sentence is below 0.5 (MiniLM
 cosines) was left out because, listed, it lifted wrong papers of slots the memory does not cover.

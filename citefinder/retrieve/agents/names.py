@@ -38,7 +38,7 @@ MAX_POSTINGS = 25
 STRONG = 2.5
 CLEAR_LEAD = 0.7
 # The n-th name from the marker counts 1 / n**DECAY: the name next to the marker is the cited thing far more often
-# than one further away (bench/probes/names_variants.py, drafts-dev training part).
+# than one further away (bench/probes/names_variants.py at bc9259c, drafts-dev training part).
 DECAY = 1.0
 
 

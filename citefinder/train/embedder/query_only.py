@@ -11,7 +11,7 @@ Loss: softmax cross-entropy of each sentence over the vectors of *every* paper c
 (scaled cosines, temperature 0.05): the other references of the same citing paper, the hardest negatives
 of the users' job, are in every softmax for free. A paper the same cite command or sentence also cites
 is masked.
-This is the recipe of CiteFinder's shipped query encoder (bench/train28/gpu_train.py, bench/RESULTS.md).
+This is the recipe of CiteFinder's shipped query encoder (bench/train28/gpu_train.py at bc9259c, bench/RESULTS.md).
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def restricted_line(run: state.CiteRun, library: Library) -> None:
     """Which papers the suggestions came from: the paired .bib alone, or the whole library (and the sample)."""
     if run.paired is not None:
         st.caption(f":material/filter_alt: Suggestions come from your **{escape_markdown(run.paired.name)}** only "
-                   f"({run.paired.entries} entries); the downloaded .bib holds its entries as you wrote them.")
+                   f"({run.paired.words()}); the downloaded .bib holds its entries as you wrote them.")
         return
     try:
         counts = sample.counts(library)

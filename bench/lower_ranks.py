@@ -1,9 +1,9 @@
-"""Backs bench/RESULTS.md, section "One number per candidate (`bench/probes/lower_ranks.py`)".
+"""Backs bench/RESULTS.md, section "One number per candidate (`bench/lower_ranks.py`)".
 
 How likely is a candidate below the top to be the cited paper? Fit the map the Cite page shows for ranks 2..5.
 
     python bench/drafts_eval.py --part train --traces --out bench/out/drafts-train-i22.json
-    python bench/probes/lower_ranks.py bench/out/drafts-train-i22.json [--check bench/out/drafts-test-i22.json]
+    python bench/lower_ranks.py bench/out/drafts-train-i22.json [--check bench/out/drafts-test-i22.json]
 
 The confidence model (``citefinder/data/confidence.json``) is fit on top candidates; read for a lower one its
 number often exceeds the top's (377 of 1,101 training slots) and overstates how often it is right. This fits,
@@ -21,7 +21,7 @@ import math
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from citefinder.rank.calibration import shown_probabilities  # noqa: E402

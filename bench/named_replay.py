@@ -4,7 +4,7 @@ what the rule withheld (and how many of those fills were wrong) and what it fill
 are right). Choose on the TRAINING part; the test part is reported, never tuned on. Replayed slot by slot (the
 hub check and the one-sentence rule of the real fill are not run again: bench/drafts_eval.py measures those).
 
-    python bench/probes/named_replay.py bench/out/before-train.json [--libraries DIR] [--variant NAME]
+    python bench/named_replay.py bench/out/before-train.json [--libraries DIR] [--variant NAME]
 """
 
 from __future__ import annotations
