@@ -108,8 +108,8 @@ def read_draft(draft: Path) -> Any:
 
 
 def draft_name(project: Any) -> str:
-    """The draft's name in the memory (:func:`citefinder.workflow.learn.draft_identity`): its main file's name and
-    its start, as the Cite page names the same file uploaded."""
+    """The draft's name in the memory (:func:`citefinder.workflow.learn.draft_identity`): its main file's name, as
+    the Cite page names the same file uploaded."""
     from citefinder.workflow.learn import draft_identity
 
     return draft_identity(project.main.name, project.files[0].text if project.files else project.text)

@@ -39,29 +39,23 @@ def learn_change(library: Any, draft: str, pairs: Sequence[tuple[str, str]], tak
 def draft_identity(name: str | None, text: str) -> str:
     """The one name of a draft in the memory, for both faces (its picks are co-cited with each other, and "forget
     in this draft only" means this name): ``draft:`` + the file's name (``main.tex``: the CLI's main file, the
-    page's upload) + ``@`` + a hash of the start of the file's text (spaces normalised), so the same file filled
-    from the CLI and uploaded on the page is one draft, and two projects whose main file is ``main.tex`` are two;
-    an edit further on keeps the name. Text pasted on the page, without a file: ``draft:`` + the hash alone."""
+    page's upload), so the same file filled from the CLI and uploaded on the page is one draft, whatever edits
+    (an in-place fill included) change in it. Two projects whose main files have one name share it: the page
+    knows no more of a file than its name. Text pasted on the page, without a file: ``draft:`` + a hash of its
+    start (spaces normalised; an edit further on keeps the name)."""
+    if name:
+        return f"draft:{PurePath(name).name}"
     start = " ".join(text[:4000].split())[:2000]
-    digest = hashlib.sha1(start.encode("utf-8")).hexdigest()[:12]
-    return f"draft:{PurePath(name).name}@{digest}" if name else f"draft:{digest}"
+    return "draft:" + hashlib.sha1(start.encode("utf-8")).hexdigest()[:12]
 
 
 def draft_names(draft: str) -> set[str]:
-    """The names the memory may know a draft by: an existing file is known by :func:`draft_identity` (and by
-    the names earlier versions gave it: ``draft:`` + its resolved path, ``draft:`` + its name); anything else is
-    a name as listed (``draft:paper.tex@1a2b3c4d5e6f``, with or without ``draft:``)."""
+    """The names the memory may know a draft by: an existing file is known by :func:`draft_identity` (and by the
+    name earlier versions of ``fill`` and ``check`` gave it: ``draft:`` + its resolved path); anything else is a
+    name as listed (``draft:paper.tex``, with or without ``draft:``)."""
     path = Path(draft).expanduser()
     if path.is_file():
-        from citefinder.text.project import read_project
-
-        try:
-            project = read_project(path)
-            text = project.files[0].text if project.files else project.text
-        except Exception:  # noqa: BLE001 - a file that cannot be read is still named by its path and name
-            text = None
-        names = {f"draft:{path.resolve()}", f"draft:{path.name}"}
-        return names | ({draft_identity(path.name, text)} if text is not None else set())
+        return {f"draft:{path.resolve()}", draft_identity(path.name, "")}
     return {draft, f"draft:{draft}"}
 
 
