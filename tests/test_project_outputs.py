@@ -84,9 +84,9 @@ def test_o_names_the_main_copy_when_only_an_included_file_changed(tmp_path, caps
 
 
 def test_a_nested_subfile_chain_is_filled_down_the_whole_path(tmp_path):
-    from citefinder.workflow.outputs import plan_output_file, planned_outputs, put_filled
     from citefinder.cli.outputs import project_plan
     from citefinder.text.slots import find_slots
+    from citefinder.workflow.outputs import plan_output_file, planned_outputs, put_filled
 
     leaf = LEAF.replace("\\cite{lecun2015deep}", "\\cite{?}")
     braced = MAIN.replace("\\input sections/intro", "\\input{sections/intro}")

@@ -233,10 +233,10 @@ def _slots(text: str):
 
 
 def test_the_filled_copies_include_each_other_down_the_tree(tmp_path):
-    from citefinder.workflow.outputs import plan_output_file, planned_outputs, put_filled
     from citefinder.cli.outputs import project_plan
     from citefinder.text.project import read_project
     from citefinder.text.slots import find_slots
+    from citefinder.workflow.outputs import plan_output_file, planned_outputs, put_filled
 
     (tmp_path / "sections").mkdir()
     (tmp_path / "main.tex").write_text("\\begin{document}\n\\input{sections/part}\n\\end{document}\n")
