@@ -167,7 +167,7 @@ def test_fills_at_the_edges_of_included_files_are_not_learned_by_the_next_fill_o
     assert "give --bib REFS.bib" in capsys.readouterr().err
     assert not (tmp_path / "sections" / "library").exists()
     assert main(["contexts", "forget", "Robertson.Zaragoza.2009", "--bib", str(bib)]) == 0
-    assert f"forgot 1 learned pick of Robertson.Zaragoza.2009 in draft:{tex}" in capsys.readouterr().out
+    assert f"forgot 1 learned pick of Robertson.Zaragoza.2009 in draft:{tex.name}" in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -93,7 +93,7 @@ def test_fill_learns_the_cites_a_tex_already_holds(tmp_path, capsys, monkeypatch
     rows = user_rows(library)
     assert {r.doc_id for r in rows} == {library.by_key("Peters.Neumann.ea.2018").doc_id,
                                         library.by_key("Karpukhin.Oguz.ea.2020").doc_id}
-    assert all(r.citing == f"draft:{tex.resolve()}" and "[CITATION]" in r.text for r in rows)
+    assert all(r.citing == f"draft:{tex.name}" and "[CITATION]" in r.text for r in rows)  # as the Cite page names it
     assert any("Contextual word vectors from a bidirectional language model followed [CITATION]" in r.text
                for r in rows)
     assert main(["fill", str(tex), "--bib", str(bib), "-o", str(tmp_path / "again.tex")]) == 0

@@ -84,9 +84,9 @@ def test_o_names_the_main_copy_when_only_an_included_file_changed(tmp_path, caps
 
 
 def test_a_nested_subfile_chain_is_filled_down_the_whole_path(tmp_path):
-    from citefinder.cli.fill import _outputs, _plan_output, _put_filled
     from citefinder.cli.outputs import project_plan
     from citefinder.text.slots import find_slots
+    from citefinder.workflow.outputs import plan_output_file, planned_outputs, put_filled
 
     leaf = LEAF.replace("\\cite{lecun2015deep}", "\\cite{?}")
     braced = MAIN.replace("\\input sections/intro", "\\input{sections/intro}")
@@ -98,13 +98,13 @@ def test_a_nested_subfile_chain_is_filled_down_the_whole_path(tmp_path):
     class Args:
         in_place = False
 
-    outputs = _outputs(Args(), project, None, bib_mode=True)
+    outputs = planned_outputs(project, None, bib_mode=True, in_place=Args.in_place)
     for i, path in outputs.items():
-        _plan_output(plan, project, i, path, named=False, in_place=False)
+        plan_output_file(plan, project, i, path, named=False, in_place=False)
     slots = find_slots(project.text, latex=True)
     assert _names(project, [project.line(s.start)[0] for s in slots]) == ["sections/intro.tex", "chapters/sec/a.tex"]
     keys = {slots[0].index: ["Khattab.Zaharia.2020"], slots[1].index: ["He.Zhang.ea.2016"]}
-    written = _put_filled(plan, project, slots, keys, "\\cite", outputs, in_place=False)
+    written = put_filled(plan, project, slots, keys, "\\cite", outputs, in_place=False)
     plan.commit()
     assert {p.relative_to(tmp_path).as_posix() for p in written} == {
         "main.cited.tex", "sections/intro.cited.tex", "chapters/ch1.cited.tex", "chapters/sec/a.cited.tex"}

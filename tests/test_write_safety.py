@@ -233,10 +233,10 @@ def _slots(text: str):
 
 
 def test_the_filled_copies_include_each_other_down_the_tree(tmp_path):
-    from citefinder.cli.fill import _outputs, _plan_output, _put_filled
     from citefinder.cli.outputs import project_plan
     from citefinder.text.project import read_project
     from citefinder.text.slots import find_slots
+    from citefinder.workflow.outputs import plan_output_file, planned_outputs, put_filled
 
     (tmp_path / "sections").mkdir()
     (tmp_path / "main.tex").write_text("\\begin{document}\n\\input{sections/part}\n\\end{document}\n")
@@ -248,11 +248,11 @@ def test_the_filled_copies_include_each_other_down_the_tree(tmp_path):
     class Args:
         in_place = False
 
-    outputs = _outputs(Args(), project, None, bib_mode=True)
+    outputs = planned_outputs(project, None, bib_mode=True, in_place=Args.in_place)
     for i, path in outputs.items():
-        _plan_output(plan, project, i, path, named=False, in_place=False)
+        plan_output_file(plan, project, i, path, named=False, in_place=False)
     slots = find_slots(project.text, latex=True)
-    _put_filled(plan, project, slots, {slots[0].index: ["karpukhin2020"]}, "\\cite", outputs, in_place=False)
+    put_filled(plan, project, slots, {slots[0].index: ["karpukhin2020"]}, "\\cite", outputs, in_place=False)
     plan.commit()
     assert "\\input{sections/part.cited}" in (tmp_path / "main.cited.tex").read_text()
     assert "\\input{sections/leaf.cited}" in (tmp_path / "sections" / "part.cited.tex").read_text()

@@ -80,7 +80,7 @@ def _plan(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path
 def _check(args: argparse.Namespace, settings: Any, project: Any, bibs: list[Path],
            progress: Callable[[str, str], Any], plan: Any) -> int:
     from citefinder.check.report import markdown, table, to_json
-    from citefinder.cli.fill import bib_library
+    from citefinder.cli.link import bib_library
     from citefinder.library.link import linked_files
     from citefinder.text.textsafe import terminal_safe
 
@@ -151,7 +151,7 @@ def _fix(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str,
 def _learn_fixes(args: argparse.Namespace, settings: Any, project: Any, fixes: dict[str, str]) -> None:
     """The replacements the user chose join the memory: each fixed citation's sentence with its new key's paper
     (in the library kept beside the .bib; a new key the .bib lacks teaches nothing)."""
-    from citefinder.cli.fill import bib_library
+    from citefinder.cli.link import bib_library
 
     bibs = [b.expanduser().resolve() for b in args.bib or []] or [b for b in project.bibliographies if b.is_file()]
     if not bibs:

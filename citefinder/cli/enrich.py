@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, settings: Any, open_library: Callable[[Any], A
     if args.json_out is not None:
         plan.target("--json", args.json_out)
     if args.bib:
-        from citefinder.cli.fill import bib_library
+        from citefinder.cli.link import bib_library
 
         bibs = [b.expanduser().resolve() for b in args.bib]
         plan.protect("your .bib", bibs)

@@ -205,9 +205,9 @@ def cmd_library(args: argparse.Namespace, settings: Any) -> int:
                                 + (f"  key {key}" if key else "")))
         return 0
     if args.library_command in ("link", "unlink", "links"):
-        from citefinder.cli import fill as cli_fill
+        from citefinder.cli.link import run_link
 
-        return cli_fill.run_link(args, lib)
+        return run_link(args, lib)
     removed = lib.remove(args.doc_ids)
     print(f"removed {removed} of {len(args.doc_ids)}; library now holds {lib.count()} papers")
     return 0 if removed == len(set(args.doc_ids)) else 1

@@ -18,6 +18,7 @@ from citefinder.text.fill import DEFAULT_COMMAND, keys_of
 from citefinder.types import Paper, SlotResult
 from citefinder.ui.picks import as_ids
 from citefinder.workflow import fill as workflow_fill
+from citefinder.workflow.keys import Keys
 
 Choices = Mapping[int, "str | Sequence[str] | None"]
 Order = Literal["cited", "file"]
@@ -76,7 +77,7 @@ def bibliography(
     choices: Choices,
     extra: Mapping[str, Paper] | None = None,
     *,
-    taken: Callable[[str], bool] | None = None,
+    keys: Keys | None = None,
     order: Order = "cited",
     current: Callable[[list[str]], Sequence[Paper]] | None = None,
 ) -> tuple[str, dict[int, str]]:
@@ -85,8 +86,8 @@ def bibliography(
 
     ``order``: "cited" writes the papers in the order the draft first cites them; "file" in the order
     of the .bib they came from (file by file), then the others as cited. A paper read from the user's
-    .bib is their own entry, byte for byte; it keeps the user's key (:attr:`Paper.key`); others get a
-    generated key that avoids every key for which ``taken`` is true (pass the library's ``by_key`` test).
+    .bib is their own entry, byte for byte; it keeps the user's key (:attr:`Paper.key`); every other key is
+    ``keys``'s (the run's :class:`~citefinder.workflow.keys.Keys`: the key its card shows).
     ``current`` (the library's ``get``) gives each paper as the library holds it now: an edit on the Library
     page after the fill (a URL added, a key changed) reaches the download."""
     chosen = chosen_lists(results, choices, extra)
@@ -96,8 +97,9 @@ def bibliography(
         chosen = {i: [now.get(p.doc_id, p) for p in papers] for i, papers in chosen.items()}
     if not any(chosen.values()):
         return "", {}
-    bib, keys, _entries = workflow_fill.bibliography_of(chosen, taken=taken, order=order)
-    return bib, {i: ",".join(cited) for i, cited in keys.items()}
+    bib, slot_keys, _entries = workflow_fill.bibliography_of(chosen, keys if keys is not None else Keys(None),
+                                                             order=order)
+    return bib, {i: ",".join(cited) for i, cited in slot_keys.items()}
 
 
 def filled_draft(text: str, results: Sequence[SlotResult], keys: Mapping[int, str | Sequence[str]], *,
@@ -114,22 +116,18 @@ def cite_snippet(result: SlotResult, key: str | Sequence[str], command: str = DE
 
 
 def results_json(results: Sequence[SlotResult], choices: Choices,
-                 keys: Mapping[int, str | Sequence[str]] | None = None, picked: Collection[int] = ()) -> str:
+                 keys: Mapping[int, str | Sequence[str]] | None = None, picked: Collection[int] = (),
+                 run_keys: Keys | None = None) -> str:
     """Every SlotResult as JSON (``SlotResult.to_dict()``), plus the papers the slot cites (``user_choices``:
     doc_ids in cite order; ``user_choice``: the first, or None), whether the user decided them
     (``user_picked``: the slots in ``picked``) and the keys the slot is cited with (``cite_keys``, in cite
     order; ``cite_key``: the first, as earlier versions wrote)."""
-    rows = []
-    for r in results:
-        row = r.to_dict()
-        row["user_picked"] = bool(r.slot and r.slot.index in picked)
-        ids = list(as_ids(choices.get(r.slot.index))) if r.slot else []
-        row["user_choices"] = ids
-        row["user_choice"] = ids[0] if ids else None
-        cited = keys_of((keys or {}).get(r.slot.index)) if r.slot else []
-        row["cite_keys"] = cited
-        row["cite_key"] = cited[0] if cited else None
-        rows.append(row)
+    from citefinder.workflow.literature import keys_to_be
+    from citefinder.workflow.rows import result_rows
+
+    ids = {r.slot.index: list(as_ids(choices.get(r.slot.index))) for r in results if r.slot is not None}
+    shown = keys_to_be(results, run_keys) if run_keys is not None else results
+    rows = result_rows(shown, keys or {}, choices=ids, picked=picked)
     return json.dumps(rows, indent=2, ensure_ascii=False)
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from citefinder.errors import CitefinderError
 from citefinder.text.slots import find_slots
 from citefinder.types import Paper, Slot, SlotResult
-from citefinder.ui.picks import Carry, Picks, SetAside, carry_over
+from citefinder.ui.picks import Carry, Picks, SetAside, carry_over, draft_name
 from citefinder.ui.workspace import Draft, save_draft
 from citefinder.workflow import fill as workflow_fill
 from citefinder.workflow.fill import FillRequest
@@ -111,7 +111,8 @@ class FillJob:
 
     def _run(self) -> None:
         try:
-            workflow_fill.run_slots(self.pipeline, FillRequest(self.text), progress=self._progress)
+            workflow_fill.fill_slots(self.pipeline, FillRequest(self.text), self._progress,
+                                     name=draft_name(self.source_name, self.text))  # the cites it has learned too
         except FillCancelled:
             log.info("fill cancelled by the user")
         except CitefinderError as e:

@@ -9,7 +9,6 @@ run whose sentence is unchanged, and sets aside (never drops silently) those who
 from __future__ import annotations
 
 import difflib
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -114,12 +113,11 @@ def unlearned_pairs(results: Sequence[SlotResult], before: Mapping[int, Sequence
 
 
 def draft_name(source_name: str | None, text: str) -> str:
-    """A stable name for a draft in the memory (its picks are co-cited with each other): the uploaded
-    file's name, else a hash of the draft's start (edits further on keep the name)."""
-    if source_name:
-        return f"draft:{source_name}"
-    start = " ".join(text[:4000].split())[:2000]
-    return "draft:" + hashlib.sha1(start.encode("utf-8")).hexdigest()[:12]
+    """The draft's name in the memory, the one ``citefinder fill`` gives the same file
+    (:func:`citefinder.workflow.learn.draft_identity`)."""
+    from citefinder.workflow.learn import draft_identity
+
+    return draft_identity(source_name, text)
 
 
 # --- through re-runs ------------------------------------------------------------------------------

@@ -3,8 +3,9 @@ library* and ``fill --add-from-literature`` (issues 42, 44 and 45).
 
 - The new key is the user's: in the style their own keys are written in (:mod:`citefinder.library.keystyle`:
   ``Ke2017LightGBMAH`` beside Semantic Scholar's keys, ``he2016deep`` beside Google Scholar's), and unique
-  against every key the run writes (:class:`Keys`): the library's keys, the key each keyless paper of the
-  library is exported under, the .bib files the draft cites, ``new-references.bib``, and the keys made in this
+  against every key the run writes (:class:`~citefinder.workflow.keys.Keys`, the one maker of keys): the
+  library's keys, the key each keyless paper of the library is exported under, the .bib files the draft
+  cites, ``new-references.bib``, and the keys made in this
   run. Two papers never share a key (He 2016 *Deep Residual Learning* and He 2016 *Deep Residual Networks with
   Exponential Linear Unit* are ``he2016deep`` and ``he2016deepa``).
 - :func:`add_to_library` stores the paper (the page); the CLI plans ``new-references.bib`` first
@@ -17,78 +18,20 @@ library* and ``fill --add-from-literature`` (issues 42, 44 and 45).
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from citefinder.errors import InputError
-from citefinder.library.bibtex import bib_key_for, letter_suffix, papers_to_bibtex
-from citefinder.library.keystyle import KeyStyle, key_in_style, read_style
-from citefinder.pipeline.literature import own_paper
+from citefinder.library.bibtex import papers_to_bibtex
 from citefinder.types import Candidate, Paper
+from citefinder.workflow.keys import KeyBook, Keys, key_book
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Added", "KeyBook", "Keys", "MarkedPicks", "add_to_library", "bib_keys", "key_book", "new_references",
            "picks_from_results"]
-
-
-@dataclass(frozen=True)
-class KeyBook:
-    """What a library says about keys: the user's style, and every key its papers are written under (their own
-    keys, and for a keyless paper the key a .bib export gives it, :func:`~citefinder.library.bibtex.bib_key_for`
-    with ``a``, ``b``... for the same key twice)."""
-
-    style: KeyStyle
-    keys: frozenset[str]
-
-
-def key_book(papers: Iterable[Paper]) -> KeyBook:
-    """The :class:`KeyBook` of a library's papers."""
-    papers = list(papers)
-    keys = {p.key for p in papers if p.key}
-    generated = Counter(bib_key_for(p) for p in papers if not p.key)
-    for base, n in generated.items():
-        keys.update([base, *(f"{base}{letter_suffix(i)}" for i in range(1, n))])
-    return KeyBook(read_style(papers).style, frozenset(keys))
-
-
-class Keys:
-    """The keys of one run (a fill, a page's session): a new paper's key in the user's style, never one the run
-    writes already (``book``'s, ``taken``, the library's now, or one made here); the same paper keeps one key."""
-
-    def __init__(self, library: Any, taken: Iterable[str] = (), *, book: KeyBook | None = None) -> None:
-        self.library = library
-        self.book = book if book is not None else key_book(library.iter_papers())
-        self.used = set(taken)
-        self.given: dict[str, str] = {}  # doc_id -> the key made for it here
-
-    @property
-    def style(self) -> KeyStyle:
-        return self.book.style
-
-    def taken(self, key: str) -> bool:
-        return key in self.used or key in self.book.keys or self.library.by_key(key) is not None
-
-    def reserve(self, keys: Iterable[str]) -> None:
-        """Keys the run writes besides the library's (a .bib's, an export's): never given to a new paper."""
-        self.used.update(k for k in keys if k)
-
-    def key(self, candidate: Candidate, *, shown: str | None = None) -> str:
-        """``candidate``'s key: the one made for it already in this run, else ``shown`` (the key the user was shown
-        it under: a fill's listing, its ``--json`` file) when no other paper has it, else a new key in style."""
-        if candidate.doc_id in self.given:
-            return self.given[candidate.doc_id]
-        key = shown if shown and not self.taken(shown) else key_in_style(candidate.paper, self.style, self.taken)
-        self.used.add(key)
-        self.given[candidate.doc_id] = key
-        return key
-
-    def paper(self, candidate: Candidate, *, shown: str | None = None) -> Paper:
-        """``candidate`` as a paper of the user's library, under its :meth:`key`."""
-        return own_paper(candidate, self.key(candidate, shown=shown))
 
 
 @dataclass(frozen=True)

@@ -48,3 +48,10 @@ def open_bib_library(bibs: list[Path], settings: Any, *, explicit_library: bool)
         raise InputError(f"{names} holds no entry with a key; nothing could be cited from it"
                          + (f". {held}" if held else "."))
     return BibLibrary(settings=settings, library=library, keys=keys, reports=reports)
+
+
+def link_report_lines(report: Any, *, summary: bool = True) -> list[str]:
+    """What to say of a link report: its summary (where asked), then its first 20 failures and notes."""
+    lines = [report.summary()] if summary else []
+    lines += [f"  could not read: {f.source}: {f.reason}" for f in report.failures[:20]]
+    return lines + [f"  note: {note}" for note in report.notes[:20]]

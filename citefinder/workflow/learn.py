@@ -8,17 +8,18 @@ in one draft or every one (:func:`forget_paper`). ``fill`` and ``check`` learn t
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from citefinder.errors import InputError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Forgotten", "draft_names", "forget_paper", "learn_change"]
+__all__ = ["Forgotten", "draft_identity", "draft_names", "forget_paper", "learn_change"]
 
 
 def learn_change(library: Any, draft: str, pairs: Sequence[tuple[str, str]], taken_back: Sequence[tuple[str, str]],
@@ -35,12 +36,26 @@ def learn_change(library: Any, draft: str, pairs: Sequence[tuple[str, str]], tak
     return learn_picks(library, list(pairs), citing=draft, source=source, settings=settings)
 
 
+def draft_identity(name: str | None, text: str) -> str:
+    """The one name of a draft in the memory, for both faces (its picks are co-cited with each other, and "forget
+    in this draft only" means this name): ``draft:`` + the file's name (``main.tex``: the CLI's main file, the
+    page's upload), so the same file filled from the CLI and uploaded on the page is one draft, whatever edits
+    (an in-place fill included) change in it. Two projects whose main files have one name share it: the page
+    knows no more of a file than its name. Text pasted on the page, without a file: ``draft:`` + a hash of its
+    start (spaces normalised; an edit further on keeps the name)."""
+    if name:
+        return f"draft:{PurePath(name).name}"
+    start = " ".join(text[:4000].split())[:2000]
+    return "draft:" + hashlib.sha1(start.encode("utf-8")).hexdigest()[:12]
+
+
 def draft_names(draft: str) -> set[str]:
-    """The names the memory may know a draft by: an existing file is ``fill``'s and ``check``'s draft
-    (``draft:`` + its resolved path); anything else is a name as listed (``draft:paper.tex``, the Cite page's)."""
+    """The names the memory may know a draft by: an existing file is known by :func:`draft_identity` (and by the
+    name earlier versions of ``fill`` and ``check`` gave it: ``draft:`` + its resolved path); anything else is a
+    name as listed (``draft:paper.tex``, with or without ``draft:``)."""
     path = Path(draft).expanduser()
     if path.is_file():
-        return {f"draft:{path.resolve()}"}
+        return {f"draft:{path.resolve()}", draft_identity(path.name, "")}
     return {draft, f"draft:{draft}"}
 
 

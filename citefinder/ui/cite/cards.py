@@ -13,14 +13,13 @@ from typing import Literal
 import streamlit as st
 
 from citefinder.config import Settings
-from citefinder.library.bibtex import bib_key_for
 from citefinder.library.store import Library
 from citefinder.select.hubs import held_back
 from citefinder.types import Paper, SlotResult
 from citefinder.ui import exports, paired_bib, picks, render, state
 from citefinder.ui.cite import choices as ch
 from citefinder.ui.cite.draft import changed_state, choices_state, extra_state, slot_of
-from citefinder.ui.cite.literature import literature_block
+from citefinder.ui.cite.literature import key_of, literature_block
 from citefinder.ui.cite.rows import candidate_row
 from citefinder.ui.cite.search import library_search
 from citefinder.ui.markdown import escape_markdown
@@ -40,7 +39,7 @@ def cited_list(settings: Settings, run: state.CiteRun, result: SlotResult, paper
         st.markdown(f"**Cited here** ({len(papers)} papers, in this order):")
         for n, paper in enumerate(papers):
             row = st.container(horizontal=True, wrap=False, vertical_alignment="center")
-            row.markdown(f"{n + 1}\\. {escape_markdown(paper.key or bib_key_for(paper))} · "
+            row.markdown(f"{n + 1}\\. {escape_markdown(key_of(paper))} · "
                          f"{escape_markdown(paper.title)}", width="stretch")
             base = f"{run.pick_key(index)}_cited_{n}"
             row.button("", key=f"{base}_up", icon=":material/arrow_upward:", type="tertiary", disabled=n == 0,

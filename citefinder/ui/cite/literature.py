@@ -12,7 +12,7 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
-from citefinder.pipeline.literature import LiteratureSearch, LiteratureTier, open_literature
+from citefinder.pipeline.literature import LiteratureSearch, open_literature
 from citefinder.types import Candidate, Paper, SlotResult, StageTrace
 from citefinder.ui import render, state
 from citefinder.ui.cite import choices as ch
@@ -20,11 +20,13 @@ from citefinder.ui.cite.draft import choices_state, slot_of
 from citefinder.ui.markdown import escape_markdown, link, safe_url
 from citefinder.ui.words import confidence_label
 from citefinder.workflow import add_paper
+from citefinder.workflow.keys import Keys
+from citefinder.workflow.literature import attach_literature
 
 OFF, UNSURE, ALWAYS = "Off", "When unsure", "Every slot"
 WHEN = {UNSURE: "unsure", ALWAYS: "always"}
 SHOWN = 5  # literature papers under a card
-_BOOKS = "cite_literature_keys"  # (library path, generation) -> the user's key style and keys
+_KEYS = "cite_run_keys"  # (library path, generation) -> the keys of the page's run
 
 
 def search_setting(settings: Settings) -> None:
@@ -54,25 +56,36 @@ def with_literature(settings: Settings, pipeline: Any) -> Any:
         return pipeline
     library = pipeline.library
     search = _search(settings.literature, library.embedder.name, settings, library.embedder)
-    pipeline.literature = LiteratureTier(search, library, when=WHEN[choice],  # type: ignore[arg-type]
-                                         threshold=settings.confidence_threshold)
+    attach_literature(pipeline, settings, settings.literature, WHEN[choice], search=search)
     return pipeline
 
 
-def _book(library: Any) -> add_paper.KeyBook:
-    """The user's key style and keys, read once per library state."""
-    cache = st.session_state.setdefault(_BOOKS, {})
-    stamp = (str(library.path), library.generation())
+def run_keys(library: Any) -> Keys:
+    """The keys of the page's run (:class:`~citefinder.workflow.keys.Keys`, made once per library state): the
+    cards show, the .bib download writes and *Add to my library* gives the same key to a paper."""
+    cache = st.session_state.setdefault(_KEYS, {})
+    stamp = (str(library.path), library.generation()) if library is not None else None
     if stamp not in cache:
         cache.clear()
-        cache[stamp] = add_paper.key_book(library.iter_papers())
+        cache[stamp] = Keys(library)
     return cache[stamp]
+
+
+def current_keys() -> Keys | None:
+    """The keys of the page's run drawn last (None before any)."""
+    return next(iter((st.session_state.get(_KEYS) or {}).values()), None)
+
+
+def key_of(paper: Paper) -> str:
+    """A paper's key as the run writes it (the keys drawn last; before any, its own key or its export key)."""
+    keys = current_keys()
+    return (keys if keys is not None else Keys(None)).key_of(paper)
 
 
 def add_to_library(settings: Settings, run: state.CiteRun, index: int, candidate: Candidate, library: Any) -> None:
     """*Add to my library*: the paper joins the library under a key in the user's style and the slot cites it."""
     try:
-        paper = add_paper.add_to_library(library, candidate, keys=add_paper.Keys(library, book=_book(library))).paper
+        paper = add_paper.add_to_library(library, candidate, keys=run_keys(library)).paper
     except CitefinderError as e:
         st.session_state[state.CITE_NOTE] = f"Could not add “{candidate.paper.title}” to your library: {e}"
         return

@@ -38,6 +38,7 @@ from citefinder.ui.cite.choices import (
     statuses as all_statuses,
 )
 from citefinder.ui.cite.draft import choices_state, extra_state, history_state, slot_of
+from citefinder.ui.cite.literature import current_keys, run_keys
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE
 
@@ -111,9 +112,8 @@ def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Lib
     extra = extra_state()
     command = st.session_state.get(paired_bib.COMMAND) or paired_bib.COMMANDS[0]
     order: exports.Order = "file" if st.session_state.get(state.CITE_ORDER) == "file" else "cited"
-    taken = (lambda key: library.by_key(key) is not None) if library is not None else None
     try:
-        bib, keys = exports.bibliography(run.results, choices, extra, taken=taken, order=order,
+        bib, keys = exports.bibliography(run.results, choices, extra, keys=run_keys(library), order=order,
                                          current=library.get if library is not None else None)
         filled = exports.filled_draft(run.text, run.results, keys, command=command)
     except CitefinderError as e:
@@ -151,7 +151,8 @@ def _results_json(run: state.CiteRun, choices: picks.Picks, keys: dict[int, str]
     made_from = repr((sorted(choices.items()), sorted(keys.items()), sorted(picked)))
     cached = st.session_state.get(_JSON)
     if cached is None or cached[0] is not run.results or cached[1] != made_from:  # the same results object
-        cached = (run.results, made_from, exports.results_json(run.results, choices, keys, picked=picked))
+        cached = (run.results, made_from, exports.results_json(run.results, choices, keys, picked=picked,
+                                                                 run_keys=current_keys()))
         st.session_state[_JSON] = cached
     return cached[2]
 

@@ -10,7 +10,6 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
-from citefinder.library.bibtex import bib_key_for
 from citefinder.pipeline.evidence import best_sentence, candidate_elsewhere, elsewhere_line
 from citefinder.types import Paper, SlotResult
 from citefinder.ui import render, state
@@ -48,7 +47,9 @@ def candidate_row(settings: Settings, run: state.CiteRun, result: SlotResult, pa
     index = slot_of(result).index
     chosen = paper.doc_id in cited
     row = st.container(horizontal=True, wrap=False, vertical_alignment="center")
-    bib_key = paper.key or bib_key_for(paper)
+    from citefinder.ui.cite.literature import key_of
+
+    bib_key = key_of(paper)  # the key the .bib download writes
     head = f"{label} **{escape_markdown(paper.title)}**"
     if chosen:
         place = f" ({list(cited).index(paper.doc_id) + 1} of {len(cited)})" if len(cited) > 1 else ""
