@@ -159,7 +159,7 @@ def follow_fill() -> None:
                     break
                 time.sleep(POLL_S)
             found = sum(r.selection.status == "found" for r in snap.results)
-            head.markdown(f"**Filled {found} of {snap.total} slots** in {snap.elapsed_s:.1f} s")
+            head.markdown(f"**Auto-filled {found} of {snap.total} slots** in {snap.elapsed_s:.1f} s")
             bar.empty()
     st.session_state.pop(state.CITE_JOB, None)
     if job.draft_id and job.draft_id != st.session_state.get(state.CITE_DRAFT_ID):

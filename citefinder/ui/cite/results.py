@@ -42,8 +42,8 @@ from citefinder.ui.cite.literature import current_keys, run_keys
 from citefinder.ui.markdown import escape_markdown
 from citefinder.ui.words import LIKELY, UNLIKELY, UNSURE
 
-# slot cards drawn at once on a long draft (bench/review_nav.py: every card of a 300-slot draft took seconds a
-# key; the browser's redraw grows with the cards drawn: 10 a page took a third more than 5); a draft of up to
+# slot cards drawn at once on a long draft (bench/review_nav.py at bc9259c: every card of a 300-slot draft took
+# seconds a key; the browser's redraw grows with the cards drawn: 10 a page took a third more than 5); a draft of up to
 # two pages is drawn whole
 PAGE = 5
 _JSON = "cite_results_json"  # (what the results file was made from, its text): made again only when that changes
@@ -106,7 +106,8 @@ def summary_and_downloads(run: state.CiteRun, choices: picks.Picks, library: Lib
     to_check = sum(s in (NOT_FOUND_S, UNSURE, UNLIKELY) for s in statuses)
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Slots", n if n == run.total or not run.total else f"{n} of {run.total}")
-    c2.metric("Cited", chosen, help="Slots with at least one paper: the selector's or your pick.")
+    c2.metric("Cited", chosen, help="Slots with at least one paper: the ones auto-filled, plus your picks "
+              "(the fill's line counts the auto-filled ones alone).")
     c3.metric("To check", to_check, help="Not found, or the selector is unsure and you have not picked yet.")
     c4.metric("Time", f"{run.elapsed_s:.1f} s")
     extra = extra_state()
