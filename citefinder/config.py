@@ -196,6 +196,7 @@ class Settings(BaseSettings):
     s2_url: str = Field("https://api.semanticscholar.org", description="Base URL of the Semantic Scholar API.")
     arxiv_url: str = Field("https://export.arxiv.org", description="Base URL of the arXiv API.")
     crossref_url: str = Field("https://api.crossref.org", description="Base URL of the Crossref REST API.")
+    dblp_url: str = Field("https://dblp.org", description="Base URL of DBLP (its search API: /search/publ/api).")
     online_timeout_s: float = Field(20.0, gt=0, le=300, description="Timeout of one call to an online source.")
     online_retries: int = Field(
         3, ge=0, le=10, description="Retries of a call an online source answered with 429 or 5xx, or did not answer "
@@ -282,7 +283,7 @@ class Settings(BaseSettings):
             raise ValueError(f"chroma_host must look like HOST:PORT (e.g. localhost:8000), got {v!r}")
         return v
 
-    @field_validator("openalex_url", "s2_url", "arxiv_url", "crossref_url")
+    @field_validator("openalex_url", "s2_url", "arxiv_url", "crossref_url", "dblp_url")
     @classmethod
     def _http_url(cls, v: str) -> str:
         if not v.startswith(("https://", "http://")):

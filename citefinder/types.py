@@ -45,6 +45,10 @@ class Paper:
     # How often the literature cites the work, as the source that gave it counted (OpenAlex ``cited_by_count``,
     # Semantic Scholar ``citationcount``); None when the source said nothing. The literature tier's prior reads it.
     cited_by: int | None = None
+    # Where in its venue the work is: its pages ("1735--1780") and volume, as the source gave them (a dump's
+    # record, an online source's); None when it said nothing. A preprint's published version reads them.
+    pages: str | None = None
+    volume: str | None = None
 
     @property
     def link(self) -> str | None:

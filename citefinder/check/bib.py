@@ -1,6 +1,7 @@
 """The .bib's hygiene beside a draft: keys cited but missing, entries never cited, one work under two keys,
 entries whose title, year or authors disagree with the library's (or a reference library's) record of
-the same work, and entries no paper of a reference library matches (possibly invented)."""
+the same work, entries no paper of a reference library matches (possibly invented), and entries cited as a preprint
+whose published version the literature holds (:func:`published_problems`)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from citefinder.types import Paper
 
 if TYPE_CHECKING:
     from citefinder.library.reference import ReferenceLibrary
+    from citefinder.sources.published import PublishedVersion
 
 MISSING, UNCITED, DUPLICATE, DISAGREES, UNKNOWN = "cited but missing", "never cited", "same work twice", \
     "disagrees", "not in the reference library"
 TWICE = "key defined twice"
+PUBLISHED = "published since"
 CITING = (MISSING, UNCITED)  # the notes that follow what the draft cites (recomputed after each replacement)
 
 
@@ -129,3 +132,9 @@ def _against(entries: Mapping[str, Paper], reference: "ReferenceLibrary", name: 
     for key in unknown:
         yield BibProblem(UNKNOWN, (key,), f"{key} (\"{entries[key].title}\") matches no paper of {name}: check "
                                           "that it exists (an invented reference matches none)")
+
+
+def published_problems(versions: Sequence["PublishedVersion"]) -> list[BibProblem]:
+    """One note per entry cited as a preprint whose published version is known: where, with its year, pages and
+    DOI (:mod:`citefinder.sources.published`; none where the record is not the same work)."""
+    return [BibProblem(PUBLISHED, (v.key,), f"{v.line()}; cite the published version") for v in versions]

@@ -3,19 +3,22 @@ hygiene (:mod:`citefinder.check.bib`), and replacing a key where the user chose 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citefinder.check.bib import BibProblem, bib_problems, defined_twice, refreshed
+from citefinder.check.bib import BibProblem, bib_problems, defined_twice, published_problems, refreshed
 from citefinder.check.model import DOUBTFUL, FITS, WRONG
 from citefinder.check.run import CheckedCitation, Progress, check_citations
 from citefinder.errors import InputError
 from citefinder.text.citations import Citation, find_citations, replace_keys
 from citefinder.text.latex import scan_latex
 from citefinder.types import ImportFailure, Paper
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from citefinder.library.reference import ReferenceLibrary
@@ -39,6 +42,7 @@ class CheckReport:
     key_docs: dict[str, str] = field(default_factory=dict)  # each .bib key -> the library paper it is
     entry_keys: tuple[str, ...] = ()  # every key the .bib defines (once each)
     nocited: tuple[str, ...] = ()  # the draft's \nocite keys ("*": all)
+    published: tuple[Any, ...] = ()  # PublishedVersion of each entry cited as a preprint that was published
 
     def problems_after(self, fixes: Mapping[int, str]) -> tuple[BibProblem, ...]:
         """The .bib's problems once the citations ``fixes`` names (index -> new key) cite their new keys."""
@@ -58,7 +62,8 @@ class CheckReport:
     def to_dict(self) -> dict[str, Any]:
         return {"citations": [c.to_dict() for c in self.citations], "bib": [p.to_dict() for p in self.problems],
                 "bibs": list(self.bibs), "library_papers": self.library_size, "reference": self.reference,
-                "elapsed_s": round(self.elapsed_s, 2), "notes": list(self.notes)}
+                "elapsed_s": round(self.elapsed_s, 2), "notes": list(self.notes),
+                "published": [v.to_dict() for v in self.published]}
 
 
 def bib_entries(bibs: Sequence[Path], keys: list[str] | None = None) -> tuple[dict[str, Paper], list[str]]:
@@ -125,9 +130,32 @@ def check_project(
                             nocite_all="*" in nocited, reference=reference,
                             reference_name=reference.folder.name if reference is not None else "")
     problems += defined_twice(read)
+    published = published_versions(list(entries.values()), pipeline.settings, reference)
+    problems += published_problems(published)
     return CheckReport(tuple(checked), tuple(problems), tuple(str(b) for b in bibs), pipeline.library.count(),
                        str(reference.folder) if reference is not None else "", time.perf_counter() - t0,
-                       tuple(notes), dict(doc_of), tuple(entries), tuple(nocited))
+                       tuple(notes), dict(doc_of), tuple(entries), tuple(nocited), tuple(published))
+
+
+def published_versions(entries: Sequence[Paper], settings: Any, reference: "ReferenceLibrary | None") -> list[Any]:
+    """The published versions of the entries cited as a preprint, from the reference library (``--against``),
+    else the literature setting when it is a folder (read in place; an online source is not asked unbidden)."""
+    from citefinder.errors import CitefinderError
+    from citefinder.sources.local import LocalLiterature
+    from citefinder.sources.published import find_published, preprints
+    from citefinder.sources.registry import resolve
+
+    if not preprints(entries):
+        return []
+    folder = reference.folder if reference is not None else None
+    spec = (getattr(settings, "literature", "") or "").strip()
+    try:
+        if folder is None and spec and (named := resolve(spec)).kind == "folder":
+            folder = named.folder
+        return find_published(LocalLiterature.open(folder), entries) if folder is not None else []
+    except CitefinderError as e:
+        log.warning("preprints not looked up: %s", e)
+        return []
 
 
 def parse_fixes(specs: Sequence[str]) -> dict[str, str]:

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from citefinder.types import Paper
 
-_SCALARS = ("title", "venue", "doi", "arxiv_id", "url", "entry_type", "source", "key", "bibtex")
+_SCALARS = ("title", "venue", "doi", "arxiv_id", "url", "entry_type", "source", "key", "bibtex", "pages", "volume")
 _INTS = ("year", "position", "cited_by")
 _JSON = ("ids", "provenance")  # tuples of tuples, stored as JSON strings (absent when empty)
 

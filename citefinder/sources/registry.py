@@ -1,5 +1,5 @@
 """A source opened by what the user names: a literature library folder (``~/literature/arxiv-cs``) or an
-online service (``openalex``, ``s2``, ``arxiv``, ``crossref``). The services are declared here, one line
+online service (``openalex``, ``s2``, ``arxiv``, ``crossref``, ``dblp``). The services are declared here, one line
 each, and imported only when named (their clients are optional extras: ``pip install 'citefinder[online]'``).
 
 One rule, for every command and page (``--from``, ``--literature``, the setting ``literature``), decided by
@@ -28,6 +28,7 @@ SERVICES: dict[str, str] = {
     "s2": "citefinder.sources.online.s2:open_s2",
     "arxiv": "citefinder.sources.online.arxiv_api:open_arxiv",
     "crossref": "citefinder.sources.online.crossref:open_crossref",
+    "dblp": "citefinder.sources.online.dblp:open_dblp",
 }
 
 

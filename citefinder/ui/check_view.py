@@ -42,6 +42,8 @@ class CheckRun:
     source: SourceFile
     report: CheckReport
     fixes: dict[int, str] = field(default_factory=dict)
+    bib_name: str = ""
+    bib: bytes = b""  # the uploaded .bib, for the download with its preprints' published versions
 
     def corrected(self) -> bytes:
         citations = find_citations(self.source.text)
@@ -80,7 +82,7 @@ def run_check(settings: Settings) -> None:
     except CitefinderError as e:
         error_box(e)
         return
-    st.session_state[RUN] = CheckRun(tex.name, source, report)
+    st.session_state[RUN] = CheckRun(tex.name, source, report, bib_name=bib.name, bib=bib.getvalue())
 
 
 def judged_sentence(c: CheckedCitation, now: str | None = None) -> str:
@@ -191,6 +193,7 @@ def show(run: CheckRun) -> None:
         st.subheader("The .bib")
         for p in problems:
             st.markdown(f"- *{escape_markdown(p.kind)}*: {escape_markdown(p.message)}")
+        _published_download(run)
     stem = Path(run.name).stem
     left, mid, right = st.columns(3)
     left.download_button("Download corrected .tex", run.corrected(), file_name=f"{stem}.fixed.tex",
@@ -199,3 +202,19 @@ def show(run: CheckRun) -> None:
                         file_name=f"{stem}.check.md", mime="text/markdown")
     right.download_button("Download results (.json)", to_json(report), file_name=f"{stem}.check.json",
                           mime="application/json")
+
+
+def _published_download(run: CheckRun) -> None:
+    """One click: the uploaded .bib with each preprint that was published written as its published version (same
+    key), every other entry byte for byte."""
+    from citefinder.workflow.published import updated_bytes
+
+    versions = run.report.published
+    if not versions or not run.bib_name.lower().endswith(".bib"):
+        return
+    data, keys = updated_bytes(run.bib, {v.key: v.published for v in versions})
+    st.download_button(f"Download .bib with {len(keys)} published {'version' if len(keys) == 1 else 'versions'}",
+                       data, file_name=f"{Path(run.bib_name).stem}.published.bib", mime="text/x-bibtex",
+                       disabled=not keys, icon=":material/download:",
+                       help="Your .bib with each entry cited as a preprint that was published rewritten as that "
+                            "version, under the same key; every other entry as you wrote it.")

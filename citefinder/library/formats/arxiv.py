@@ -8,7 +8,8 @@
 
 The year is the first version's (when it was posted), else the id's (``0704.0001`` -> 2007,
 ``hep-th/9901001`` -> 1999), else ``update_date``'s. Authors come from ``authors_parsed`` (last, first,
-suffix), else from the ``authors`` text. ``journal-ref`` is the venue. An id some tools turned into a number
+suffix), else from the ``authors`` text. ``journal-ref`` is the venue (where the preprint was published; its
+page range, if it writes one, the pages) and ``doi`` the published version's DOI. An id some tools turned into a number
 (``704.0001``) is read back. A record with a title but no id (a mirror's or a converted file's) is still
 a paper, named by the identity rule.
 """
@@ -19,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from citefinder.library.formats.common import RecordError, build_paper, parse_year, text_field
+from citefinder.library.formats.common import RecordError, build_paper, pages_in, parse_year, text_field
 from citefinder.library.formats.lines import DumpFormat, read_dump
 from citefinder.library.identity import normalize_arxiv_id
 from citefinder.types import ImportFailure, Paper
@@ -107,7 +108,7 @@ def paper(record: dict[str, Any], source: str) -> Paper:
     year = _first_version_year(record.get("versions")) or year_of_id(aid) or parse_year(record.get("update_date"))
     return build_paper(source, title=record.get("title"), authors=authors(record), year=year,
                        venue=record.get("journal-ref"), abstract=record.get("abstract"), doi=_first_doi(record),
-                       arxiv_id=aid)
+                       arxiv_id=aid, pages=pages_in(text_field("journal-ref", record.get("journal-ref"))))
 
 
 def _first_doi(record: dict[str, Any]) -> str | None:

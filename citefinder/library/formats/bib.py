@@ -159,6 +159,8 @@ def paper_from_entry(entry, name: str, latex: LatexDecoder, parents: dict[str, d
         url=fields.get("url"),
         entry_type=entry.entry_type.lower(),
         key=entry.key,
+        pages=fields.get("pages"),
+        volume=fields.get("volume"),
     )
 
 

@@ -114,6 +114,19 @@ def citation_count(*values: Any) -> int | None:
     return None
 
 
+_PAGES = re.compile(r"(?<![\d.])(\d{1,6})\s*(?:-{1,2}|\u2013)\s*(\d{1,6})(?![\d.])")
+
+
+def pages_in(text: str | None) -> str | None:
+    """A page range written in ``text`` (an arXiv ``journal-ref``: "Neural Comput. 9(8):1735-1780, 1997" ->
+    "1735--1780"), else None; a span of years is not one."""
+    for m in _PAGES.finditer(text or ""):
+        first, last = int(m.group(1)), int(m.group(2))
+        if first < last and not (1900 <= first <= 2100 and 1900 <= last <= 2100):
+            return f"{first}--{last}"
+    return None
+
+
 def arxiv_id_in_text(text: str | None) -> str | None:
     """An arXiv id written as ``arXiv:1706.03762``, ``arXiv preprint arXiv:...`` or an arxiv.org URL."""
     m = _ARXIV_IN_TEXT.search(text or "")
@@ -134,6 +147,8 @@ def build_paper(
     entry_type: Any = None,
     doc_id: Any = None,
     key: Any = None,
+    pages: Any = None,
+    volume: Any = None,
 ) -> Paper:
     """A validated Paper from loosely typed fields; raises RecordError when there is no title or a
     field holds the wrong kind of value (an object where text belongs).
@@ -171,6 +186,8 @@ def build_paper(
         entry_type=(clean_space(entry_type) or None),
         source=source,
         key=clean_key(key),
+        pages=clean_space(text_field("pages", pages)) or None,
+        volume=clean_space(text_field("volume", volume)) or None,
     )
     if key and paper.key is None:
         log.debug("%s: ignoring citation key %r (not citable in LaTeX)", source, key)

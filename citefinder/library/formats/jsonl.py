@@ -1,7 +1,8 @@
 """JSON Lines reader, streamed line by line (``.jsonl``, ``.ndjson``, gzipped ``.jsonl.gz``).
 
 One object per line: ``{"doc_id", "title", "abstract", "authors": [..], "year", "venue",
-"arxiv_id"}`` and optionally ``doi``, ``url``, ``key`` (the user's citation key) and ``cited_by`` (how often the
+"arxiv_id"}`` and optionally ``doi``, ``url``, ``pages``, ``volume``, ``entry_type``, ``key`` (the user's citation
+key) and ``cited_by`` (how often the
 literature cites it; ``cited_by_count`` and ``citationcount`` are read too). A bad line is reported
 with its line number and the other lines are still read; a truncated gzip file keeps every line before the break.
 """
@@ -38,7 +39,8 @@ def _authors(value: Any) -> Any:
 
 
 # The JSONL fields a record may give, by their Paper names (``authors`` is read by :func:`_authors`).
-FIELDS = ("title", "year", "venue", "abstract", "doi", "arxiv_id", "url", "entry_type", "doc_id", "key")
+FIELDS = ("title", "year", "venue", "abstract", "doi", "arxiv_id", "url", "entry_type", "doc_id", "key", "pages",
+          "volume")
 
 
 def paper_from_record(record: dict[str, Any], source: str) -> Paper:

@@ -6,6 +6,7 @@ object a line, as the API returns it::
      "ids": {"openalex": ..., "doi": ..., "mag": 2741809807, "pmid": ...},
      "authorships": [{"author": {"id": ..., "display_name": "Heather Piwowar"}, "raw_author_name": ...}],
      "primary_location": {"landing_page_url": ..., "pdf_url": ..., "source": {"display_name": "PeerJ"}},
+     "biblio": {"volume": "6", "issue": null, "first_page": "e4375", "last_page": null},
      "locations": [...], "abstract_inverted_index": {"Despite": [0], "growing": [1], ...},
      "primary_topic": {"display_name": ..., "subfield": {...}, "field": {...}, "domain": {...}},
      "concepts": [{"display_name": "Computer science", "level": 0, "score": 0.62}, ...]}
@@ -87,7 +88,22 @@ def _authors(record: dict[str, Any]) -> list[str]:
 
 
 def _venue(record: dict[str, Any]) -> Any:
-    return _obj(_obj(record.get("primary_location")).get("source")).get("display_name")
+    """The primary location's source, unless it is a repository (arXiv) and another location is a journal or
+    conference: then that one (where the work was published)."""
+    primary = _obj(_obj(record.get("primary_location")).get("source"))
+    if primary.get("type") == "repository":
+        for loc in record.get("locations") or []:
+            source = _obj(_obj(loc).get("source"))
+            if source.get("type") in ("journal", "conference", "book series") and source.get("display_name"):
+                return source["display_name"]
+    return primary.get("display_name")
+
+
+def _pages(record: dict[str, Any]) -> str | None:
+    """``biblio``'s first and last page as "first--last" (or the first alone)."""
+    biblio = _obj(record.get("biblio"))
+    first, last = (str(biblio.get(k) or "").strip() for k in ("first_page", "last_page"))
+    return (f"{first}--{last}" if last and last != first else first) or None
 
 
 def _ids(record: dict[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -125,6 +141,8 @@ def paper(record: dict[str, Any], source: str) -> Paper:
         doi=record.get("doi") or ids.get("doi"),
         arxiv_id=_arxiv_id(record),
         entry_type=_ENTRY_TYPES.get(str(record.get("type") or "")),
+        pages=_pages(record),
+        volume=_obj(record.get("biblio")).get("volume") or None,
     )
     return replace(p, ids=_ids(record), cited_by=citation_count(record.get("cited_by_count")))
 

@@ -3,7 +3,8 @@ gzip parts), and records already joined (or from the Graph API) that carry their
 
     papers:    {"corpusid": 215416146, "externalids": {"DOI": ..., "ArXiv": ..., "MAG": ..., "DBLP": ...,
                 "PubMed": ..., "ACL": ..., "CorpusId": ...}, "title": ..., "authors": [{"authorId": ..,
-                "name": ..}], "year": 2020, "venue": ..., "journal": {"name": ..}, "publicationtypes": [..],
+                "name": ..}], "year": 2020, "venue": ..., "journal": {"name": .., "pages": .., "volume": ..},
+                "publicationtypes": [..],
                 "s2fieldsofstudy": [{"category": "Computer Science", "source": "s2-fos-model"}], ...}
     abstracts: {"corpusid": 215416146, "abstract": "...", "openaccessinfo": {...}}
 
@@ -33,6 +34,12 @@ _OTHER_IDS = {"MAG": "mag", "PubMed": "pmid", "DBLP": "dblp", "ACL": "acl", "Pub
 _ENTRY_TYPES = {"JournalArticle": "article", "Conference": "inproceedings", "Book": "book",
                 "BookSection": "incollection", "Dataset": "misc"}
 LOAD_BATCH = 5_000
+
+
+def _text(value: Any) -> str | None:
+    """A journal's pages or volume as text (S2 writes " 1735-1780" or a number), None for anything else."""
+    return " ".join(str(value).split()) or None if isinstance(value, (str, int)) and not isinstance(value, bool) \
+        else None
 
 
 def _get(record: dict[str, Any], *names: str) -> Any:
@@ -87,6 +94,8 @@ def paper(record: dict[str, Any], source: str) -> Paper:
         arxiv_id=ext.get("ArXiv"),
         entry_type=next((_ENTRY_TYPES[t] for t in types if isinstance(t, str) and t in _ENTRY_TYPES), None)
         if isinstance(types, list) else None,
+        pages=_text(journal.get("pages")),
+        volume=_text(journal.get("volume")),
     )
     ids = [("s2", cid)] if (cid := corpus_id(record)) else []
     if isinstance(record.get("paperId"), str):

@@ -24,7 +24,10 @@ from citefinder.sources.online.http import BadAnswer
 from citefinder.sources.online.service import OnlineSource, keyed, need, open_http, record, sends_text, with_contact
 
 NAME = "crossref"
-FIELDS = "DOI,title,author,issued,published,container-title,abstract"
+FIELDS = "DOI,title,author,issued,published,container-title,abstract,page,volume,type"
+# Crossref work types as BibTeX entry types (a preprint, "posted-content", is none: not a published version)
+_TYPES = {"journal-article": "article", "proceedings-article": "inproceedings", "book-chapter": "incollection",
+          "posted-content": "misc"}
 YEARS = 3
 
 
@@ -75,7 +78,13 @@ def _record(item: Any) -> SourceRecord | None:
             authors.append(" ".join(x for x in (a.get("given"), a.get("family")) if x) or a.get("name") or "")
     abstract = _abstract(item.get("abstract") or "")
     return record(NAME, str(item["DOI"]), title=title, authors=authors, year=_year(item),
-                  venue=_first(item.get("container-title")) or None, abstract=abstract, doi=str(item["DOI"]))
+                  venue=_first(item.get("container-title")) or None, abstract=abstract, doi=str(item["DOI"]),
+                  pages=_text(item.get("page")), volume=_text(item.get("volume")),
+                  entry_type=_TYPES.get(str(item.get("type") or "")))
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) else None
 
 
 def _first(value: Any) -> str:

@@ -34,7 +34,9 @@ from citefinder.sources.online.service import (
 NAME = "openalex"
 INTERVAL_S = 0.1  # "max 10 requests per second" (docs.openalex.org, rate limits)
 FIELDS = ["id", "doi", "title", "display_name", "publication_year", "authorships", "abstract_inverted_index",
-          "primary_location", "locations"]
+          "primary_location", "locations", "biblio", "type"]
+_TYPES = {"article": "article", "proceedings-article": "inproceedings", "book-chapter": "incollection",
+          "preprint": "misc"}
 YEARS = 3  # a title is asked within this many years of the entry's (a preprint and its journal version)
 
 
@@ -93,11 +95,27 @@ def _record(work: dict[str, Any]) -> SourceRecord | None:
     arxiv = arxiv_id_from_doi(doi) or _arxiv_location(work)
     authors = [((a.get("author") or {}).get("display_name") or "") for a in work.get("authorships") or []
                if isinstance(a, dict)]
-    venue = ((work.get("primary_location") or {}).get("source") or {}).get("display_name")
+    venue, kind = _venue(work)
     year = work.get("publication_year")
+    biblio: dict[str, Any] = work["biblio"] if isinstance(work.get("biblio"), dict) else {}
+    first, last = (str(biblio.get(k) or "") for k in ("first_page", "last_page"))
+    pages = (f"{first}--{last}" if last and last != first else first) or None
     return record(NAME, wid, title=title, authors=authors, year=year if isinstance(year, int) else None,
                   venue=venue, abstract=invert_abstract(work.get("abstract_inverted_index")) or "", doi=doi,
-                  arxiv_id=arxiv, ids=(("openalex", wid),))
+                  arxiv_id=arxiv, ids=(("openalex", wid),), pages=pages, volume=biblio.get("volume") or None,
+                  entry_type="inproceedings" if kind == "conference" else _TYPES.get(str(work.get("type") or "")))
+
+
+def _venue(work: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The primary location's source (its name and type), unless it is a repository (arXiv) and another location
+    is a journal or a conference: then that one, where the work was published."""
+    primary = (work.get("primary_location") or {}).get("source") or {}
+    if primary.get("type") == "repository":
+        for location in work.get("locations") or []:
+            source = (location or {}).get("source") or {}
+            if source.get("type") in ("journal", "conference") and source.get("display_name"):
+                return str(source["display_name"]), str(source["type"])
+    return primary.get("display_name"), primary.get("type")
 
 
 def _arxiv_location(work: dict[str, Any]) -> str | None:

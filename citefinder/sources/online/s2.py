@@ -39,7 +39,8 @@ from citefinder.sources.online.service import (
 
 NAME = "s2"
 INTERVAL_S = 1.0
-FIELDS = ("paperId", "externalIds", "title", "abstract", "year", "authors", "venue")
+FIELDS = ("paperId", "externalIds", "title", "abstract", "year", "authors", "venue", "journal", "publicationTypes")
+_TYPES = {"JournalArticle": "article", "Conference": "inproceedings"}
 YEARS = 3
 PREFIX = {"doi": "DOI:", "arxiv": "ARXIV:"}
 
@@ -104,7 +105,14 @@ def _record(item: Any) -> SourceRecord | None:
     return record(NAME, paper.paperId, title=paper.title, authors=[a.name or "" for a in paper.authors or []],
                   year=paper.year if isinstance(paper.year, int) else None, venue=paper.venue or None,
                   abstract=paper.abstract or "", doi=ext.get("DOI"), arxiv_id=ext.get("ArXiv"),
-                  ids=(("s2", paper.paperId),))
+                  ids=(("s2", paper.paperId),), pages=_journal(paper, "pages"), volume=_journal(paper, "volume"),
+                  entry_type=next((_TYPES[t] for t in paper.publicationTypes or [] if t in _TYPES), None))
+
+
+def _journal(paper: Any, field: str) -> str | None:
+    """The journal's ``pages`` or ``volume`` (S2 writes " 1735-1780" with a space at times)."""
+    value = getattr(paper.journal, field, None) if paper.journal is not None else None
+    return " ".join(str(value).split()) or None if isinstance(value, (str, int)) else None
 
 
 def open_s2(settings: Any) -> SemanticScholar:

@@ -64,11 +64,14 @@ def clean(text: str | None) -> str:
 
 def record(service: str, source_id: str, *, title: str, authors: Sequence[str] = (), year: int | None = None,
            venue: str | None = None, abstract: str = "", doi: str | None = None, arxiv_id: str | None = None,
-           ids: Sequence[tuple[str, str]] = ()) -> SourceRecord:
-    """A service's work as a :class:`SourceRecord`, its paper named by the identity rule."""
+           ids: Sequence[tuple[str, str]] = (), pages: str | None = None, volume: str | None = None,
+           entry_type: str | None = None) -> SourceRecord:
+    """A service's work as a :class:`SourceRecord`, its paper named by the identity rule (``pages``, ``volume``,
+    ``entry_type``: where it was published, for a preprint's published version)."""
     paper = Paper(doc_id="", title=clean(title), authors=tuple(a for a in (clean(x) for x in authors) if a),
                   year=year, venue=clean(venue) or None, abstract=clean(abstract), doi=normalize_doi(doi),
-                  arxiv_id=normalize_arxiv_id(arxiv_id) or arxiv_id_from_doi(doi), ids=tuple(ids))
+                  arxiv_id=normalize_arxiv_id(arxiv_id) or arxiv_id_from_doi(doi), ids=tuple(ids),
+                  pages=clean(pages) or None, volume=clean(volume) or None, entry_type=entry_type or None)
     return SourceRecord(replace(paper, doc_id=make_doc_id(paper)), service, source_id)
 
 
