@@ -100,7 +100,7 @@ def plan_literature(args: argparse.Namespace, settings: Any, plan: Any, draft: P
     request.references = resolve(args.new_references or draft.expanduser().resolve().parent / NEW_REFERENCES)
     request.held_keys = bib_keys(request.references)
     if request.adding:
-        request.out = plan.target("--new-references", request.references)
+        request.out = plan.target("--new-references", request.references, grow=True)
     return request
 
 
@@ -198,7 +198,6 @@ def add_picked(request: LiteratureRequest, results: Sequence[SlotResult], slot_k
     (in place of the engine's pick). Nothing is written here: the plan commits with the fill's other files."""
     if not request.adding:
         return slot_keys
-    from citefinder.text import written
     from citefinder.workflow.add_paper import Keys, new_references
 
     by_slot = {r.slot.index: r for r in results if r.slot is not None}
@@ -222,8 +221,8 @@ def add_picked(request: LiteratureRequest, results: Sequence[SlotResult], slot_k
     papers = {index: [keys.paper(c, shown=c.paper.key) for c in cs] for index, cs in chosen.items()}
     unique = list({p.doc_id: p for ps in papers.values() for p in ps}.values())
     assert request.out is not None
-    held = request.out.read_text(encoding="utf-8") if written.is_ours(request.out, None) else ""
-    bib, given = new_references(unique, held, request.held_keys if held else ())
+    held = plan.held(request.out)  # what it holds now, hand edits included: kept byte for byte
+    bib, given = new_references(unique, held, request.held_keys if held else (), name=str(request.out))
     plan.put(request.out, bib.encode("utf-8"))
     request.added = unique
     for index, ps in papers.items():

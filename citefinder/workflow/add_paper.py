@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.errors import InputError
-from citefinder.library.bibtex import bib_key_for, letter_suffix, papers_to_bibtex
+from citefinder.library.bibtex import bib_key_for, grown_bib, letter_suffix, papers_to_bibtex
 from citefinder.library.keystyle import KeyStyle, key_in_style, read_style
 from citefinder.pipeline.literature import own_paper
 from citefinder.types import Candidate, Paper
@@ -123,16 +123,15 @@ def bib_keys(path: Path | None) -> set[str]:
         return set()
 
 
-def new_references(papers: Sequence[Paper], held: str = "", held_keys: Iterable[str] = ()) -> tuple[str, dict[str,
-                                                                                                               str]]:
-    """The text of ``new-references.bib``: ``held`` (what it holds now, byte for byte) and an entry for each of
-    ``papers`` whose key it does not hold (``held_keys``) yet; and each paper's doc_id -> its key."""
+def new_references(papers: Sequence[Paper], held: str = "", held_keys: Iterable[str] = (), *,
+                   name: str = "new-references.bib") -> tuple[str, dict[str, str]]:
+    """The text of ``new-references.bib``: ``held`` (what it holds now, byte for byte; InputError when it is
+    not a .bib BibTeX reads) and an entry for each of ``papers`` whose key it does not hold (``held_keys``) yet;
+    and each paper's doc_id -> its key."""
     known = set(held_keys)
     bib, keys = papers_to_bibtex([p for p in papers if p.key not in known])
     keys.update({p.doc_id: p.key for p in papers if p.key in known})
-    if not held.strip():
-        return bib, keys
-    return (held.rstrip("\n") + "\n\n" + bib if bib.strip() else held), keys
+    return grown_bib(held, name, bib), keys
 
 
 @dataclass(frozen=True)
