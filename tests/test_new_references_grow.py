@@ -60,6 +60,17 @@ def test_a_bib_citefinder_never_wrote_is_never_grown(tmp_path):
         WritePlan(draft=tmp_path / "paper.tex").target("--new-references", refs, grow=True)
 
 
+def test_a_bib_the_draft_names_before_it_exists_is_made(tmp_path):
+    new = tmp_path / "new-references.bib"
+    plan = WritePlan(draft=tmp_path / "paper.tex")
+    plan.protect("a .bib the draft names", [new])
+    plan.target("--new-references", new, grow=True)
+    assert plan.held(new) == ""
+    plan.put(new, b"@misc{a, title={A}}\n")
+    plan.commit()
+    assert new.read_bytes() == b"@misc{a, title={A}}\n"
+
+
 def test_a_bib_changed_while_citefinder_worked_is_not_written(tmp_path):
     new = tmp_path / "new-references.bib"
     _written_once(new, "@misc{a2021x, title = {X}}\n")

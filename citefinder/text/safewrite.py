@@ -109,6 +109,7 @@ class WritePlan:
     parents: set[Path] = field(default_factory=set)
     puts: list[_Put] = field(default_factory=list)
     grown: dict[Path, bytes] = field(default_factory=dict)  # a target that only grows -> the bytes it holds now
+    growing: set[Path] = field(default_factory=set)  # the targets that only grow (protected files they may be)
 
     def __post_init__(self) -> None:
         if self.draft is not None:
@@ -122,7 +123,7 @@ class WritePlan:
             if editable:
                 self.editable.add(r)
         for target, (label, in_place) in self.targets.items():
-            if target not in self.grown:
+            if target not in self.growing:
                 self._check_protected(label, target, in_place)
 
     def protect_folder(self, what: str, folder: Path | str, *, inside_ok: bool = False) -> None:
@@ -139,10 +140,8 @@ class WritePlan:
         ``in_place``: the file is one of the draft's and is replaced on purpose (a backup is kept first);
         ``keep``: an earlier output there is kept as a backup too; ``parents``: missing folders above it
         are made when it is written; ``grow``: a .bib that only grows (:meth:`held` is what it holds now, and
-        what is put there must begin with it): it may be a .bib the draft reads, or one the user edited since
-        CiteFinder wrote it, never one CiteFinder never wrote."""
-        if grow and Path(path).suffix.lower() != ".bib":
-            raise ValueError(f"only a .bib grows: {path}")
+        what is put there must begin with it): it may be a .bib the draft reads when it is not there yet or
+        CiteFinder wrote it (the user may have edited it since), never one CiteFinder never wrote."""
         r = resolve(path)
         if r.is_dir():
             raise InputError(f"{label} {path} is a folder; give a file name (nothing was written).")
@@ -159,7 +158,12 @@ class WritePlan:
         if of is not None:
             raise InputError(f"{label} {path} is the name of the backup this run keeps of {of.name}; choose "
                              "another file name (nothing was written).")
-        if not grow:
+        # a .bib that grows may be one the draft reads when nothing it holds can be lost: it is not there yet, or
+        # CiteFinder wrote it (new-references.bib, which the CLI says to name in \bibliography)
+        grow = grow and r.suffix.lower() == ".bib" and (not r.exists() or written.record(r) is not None)
+        if grow:
+            self.growing.add(r)
+        else:
             self._check_protected(label, r, in_place)
         self._check_folders(label, r)
         if grow and r.exists() and earlier is None:
