@@ -162,6 +162,8 @@ def _entry(paper: Paper, key: str):
     fields = [Field("title", latex_title(paper.title))]
     if paper.authors:
         fields.append(Field("author", author_field(paper.authors)))
+    else:  # what BibTeX sorts and labels an entry without authors by ("to sort, need author or key")
+        fields.append(Field("key", latex_text(" ".join(paper.title.split()[:4]))))
     if venue_field and paper.venue:
         fields.append(Field(venue_field, latex_text(" ".join(paper.venue.split()))))
     if paper.year:

@@ -127,7 +127,7 @@ def _acl_words(paper: Paper) -> list[str]:
 
 def _acl_who(paper: Paper) -> str:
     persons, cut = listed_authors(paper.authors)
-    names = [_acl_name(a) for a in persons[:2]] or ["anon"]
+    names = [_acl_name(a) for a in persons[:2]] or ["nn"]  # the Anthology's "no name"
     many = len(persons) > 2 or (cut and len(persons) > 0)
     return f"{names[0]}-etal" if many else "-".join(names)
 
