@@ -132,3 +132,11 @@ def test_real_bibtex_reads_every_entry_without_a_warning(tmp_path, style):
     assert "$\\alpha$" in items[keys["h:math"]] and "$\\mathcal{O}(n^2)$" in items[keys["h:math"]]
     assert "{BERT}" in items[keys["h:braces"]]
     assert items[keys["h:suffix"]].startswith("Martin~Luther King, Jr." if style == "plain" else "M.~L. King, Jr.")
+
+
+def test_a_records_page_range_keeps_its_dashes():
+    from citefinder.library.bibtex import record_entry
+
+    entry = _entries(record_entry(Paper("x", "T", ("Ann Smith",), 1997, key="k"), {"pages": "1735--1780",
+                                                                               "publisher": "A & B"}))["k"]
+    assert (entry["pages"], entry["publisher"]) == ("1735--1780", "A \\& B")  # never "1735-{}-1780"

@@ -138,7 +138,10 @@ def record_entry(paper: Paper, extra: Mapping[str, object]) -> str:
         if name == "author" and text:
             entry.fields = [Field("author", text) if f.key == "author" else f for f in entry.fields]
         elif text and name.lower() not in names:
-            entry.fields.append(Field(name, escape_latex(text)))
+            # a page range keeps its dashes as written ("1--20" is BibTeX's en dash, never "1-{}-20")
+            pages = name.lower() == "pages" and re.fullmatch(r"[\w\s.,:+/\-\u2013]+", text)
+            value = text.replace("\u2013", "--") if pages else escape_latex(text)
+            entry.fields.append(Field(name, value))
     library = bibtexparser.Library()
     library.add(entry)
     return bibtexparser.write_string(library).strip()
