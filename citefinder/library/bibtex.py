@@ -1,31 +1,32 @@
 """Write papers as BibTeX: a paper read from the user's .bib is written as their own entry, byte for byte
 (:attr:`Paper.bibtex`, with the ``@string`` definitions and crossref parent it needs); any other paper as a
 complete entry made from its fields (bibtexparser v2): the user's key (else a readable generated one), its
-entry type, names as "Last, First", escaped text.
+entry type, names as "Last, First", text as BibTeX and pdflatex read it (:mod:`citefinder.library.bibtext`:
+accents as BibTeX's special characters, Greek and symbols as math, a record's math and braces kept, LaTeX
+specials escaped), and capitalised words that must keep their case braced.
 
-Output is UTF-8 (use ``\\usepackage[utf8]{inputenc}`` or biber); LaTeX specials are escaped so
-every generated entry parses back, and capitalised words that must keep their case are braced.
+Authors as BibTeX reads them: a list cut short ("et al.", "others") ends in ``and others``; an organisation
+(a name the record braced, ``{Google Research}``, or one that names an institution, a company or a team) is one
+braced name, never "Research, Google". Keys are unique ignoring case, as BibTeX compares them
+(:func:`taken_test`).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import string
-import unicodedata
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Collection, Mapping, Sequence, Union
 
+from citefinder.errors import InputError
 from citefinder.library import bibentry
-from citefinder.library.identity import dedupe_keys, same_work, surname
+from citefinder.library.bibnames import STOPWORDS, ascii_letters, author_field, author_word
+from citefinder.library.bibtext import escape_latex, latex_text, latex_title
+from citefinder.library.identity import dedupe_keys, same_work
 from citefinder.text.textsafe import clean_text
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
 
-_STOPWORDS = frozenset(
-    "a an the on of in for to and or with without towards toward via from at by is are be do does can "
-    "we our your how what when why which who into over under".split()
-)
 _CONFERENCE_WORDS = re.compile(
     r"\b(?:conference|proceedings|proc\.|workshop|symposium|meeting|congress|colloquium|summit|"
     r"advances in neural information processing systems)\b",
@@ -46,96 +47,22 @@ _JOURNALS = frozenset(
 ) | {"neural computation", "machine learning", "artificial intelligence", "computational linguistics"}
 _PREPRINT = re.compile(r"\b(?:arxiv|corr|preprint|biorxiv|medrxiv|ssrn)\b", re.IGNORECASE)
 
-_LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    # \{ would still count as a brace for BibTeX's brace matching; these names do not.
-    "{": r"\textbraceleft{}",
-    "}": r"\textbraceright{}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-_SPECIALS_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIALS))
-
-
-def escape_latex(text: str) -> str:
-    """Escape LaTeX specials (``& % $ # _ { } ~ ^ \\``); ``--`` is kept from becoming a dash."""
-    text = _SPECIALS_RE.sub(lambda m: _LATEX_SPECIALS[m.group(0)], text)
-    while "--" in text:
-        text = text.replace("--", "-{}-")
-    return text
-
-
-def _ascii_letters(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in text.lower() if c in string.ascii_lowercase or c in string.digits)
+def title_word(title: str) -> str:
+    """The title's first significant word, lowercase ASCII ("" when it has none)."""
+    words = [ascii_letters(w) for w in re.split(r"[\s\-/:]+", title)]
+    return next((w for w in words if w and w not in STOPWORDS), "")
 
 
 def bib_key_for(paper: Paper) -> str:
     """``<first author's last name><year><first significant title word>``, lowercase ASCII.
 
-    ``vaswani2017attention``; ``anon`` without authors, ``nd`` without a year.
+    ``vaswani2017attention``; ``anon`` without authors, ``paper`` for an author without Latin letters
+    (``王小明``: no transliteration is at hand), an organisation's first word (``google2023gemini``), ``nd``
+    without a year. Never only digits.
     """
-    author = _ascii_letters(surname(paper.authors[0])) if paper.authors else ""
+    author = author_word(paper.authors[0]) if paper.authors else "anon"
     year = str(paper.year) if paper.year else "nd"
-    words = [_ascii_letters(w) for w in re.split(r"[\s\-/:]+", paper.title)]
-    word = next((w for w in words if w and w not in _STOPWORDS), "")
-    return f"{author or 'anon'}{year}{word}"
-
-
-def _protect_title(title: str) -> str:
-    """Escape ``title`` and brace words whose capitals must survive a lower-casing style.
-
-    Braced: words with a capital after their first letter (BERT, NeurIPS, GPT-2) anywhere, and
-    capitalised words after the first in a sentence-case title (there the capital marks a name).
-    Title-case titles keep their other words unbraced so the bibliography style decides.
-    """
-    words = title.split(" ")
-    letters = [w for w in words[1:] if len(re.sub(r"\W", "", w)) > 3]
-    title_case = bool(letters) and sum(w[:1].isupper() for w in letters) * 2 > len(letters)
-    out = []
-    for i, word in enumerate(words):
-        core = re.sub(r"^\W+|\W+$", "", word)
-        inner_caps = any(c.isupper() for c in core[1:])
-        name_like = i > 0 and not title_case and core[:1].isupper()
-        escaped = escape_latex(word)
-        if core and (inner_caps or name_like):
-            lead = len(word) - len(word.lstrip(string.punctuation))
-            tail = len(word) - len(word.rstrip(string.punctuation))
-            body = word[lead : len(word) - tail]
-            escaped = f"{escape_latex(word[:lead])}{{{escape_latex(body)}}}{escape_latex(word[len(word) - tail:])}"
-        out.append(escaped)
-    return " ".join(out)
-
-
-def _last_first(name: str) -> str:
-    """"Jacob Devlin" -> "Devlin, Jacob" (BibTeX reads "Last, First" without guessing); kept as written
-    when it already has a comma or is one word."""
-    from bibtexparser.middlewares.names import parse_single_name_into_parts
-
-    if "," in name or " " not in name:
-        return name
-    try:
-        return parse_single_name_into_parts(name, strict=False).merge_last_name_first
-    except Exception:  # noqa: BLE001 - an odd name is written as it is
-        return name
-
-
-def _author_field(authors: Sequence[str]) -> str:
-    names = []
-    for name in authors:
-        name = " ".join(name.split())
-        if name.lower() in ("others", "et al.", "et al"):
-            names.append("others")  # BibTeX's word for "and more authors"
-        elif re.search(r"\band\b", name, re.IGNORECASE):
-            names.append(f"{{{escape_latex(name)}}}")  # a literal " and " inside one name (an organisation)
-        else:
-            names.append(escape_latex(_last_first(name)))
-    return " and ".join(names)
+    return f"{author or 'paper'}{year}{title_word(paper.title)}"
 
 
 def _is_conference(venue: str) -> bool:
@@ -211,7 +138,10 @@ def record_entry(paper: Paper, extra: Mapping[str, object]) -> str:
         if name == "author" and text:
             entry.fields = [Field("author", text) if f.key == "author" else f for f in entry.fields]
         elif text and name.lower() not in names:
-            entry.fields.append(Field(name, escape_latex(text)))
+            # a page range keeps its dashes as written ("1--20" is BibTeX's en dash, never "1-{}-20")
+            pages = name.lower() == "pages" and re.fullmatch(r"[\w\s.,:+/\-\u2013]+", text)
+            value = text.replace("\u2013", "--") if pages else escape_latex(text)
+            entry.fields.append(Field(name, value))
     library = bibtexparser.Library()
     library.add(entry)
     return bibtexparser.write_string(library).strip()
@@ -232,11 +162,13 @@ def _entry(paper: Paper, key: str):
 
     paper = _clean(paper)
     entry_type, venue_field = entry_type_for(paper)
-    fields = [Field("title", _protect_title(" ".join(paper.title.split())))]
+    fields = [Field("title", latex_title(paper.title))]
     if paper.authors:
-        fields.append(Field("author", _author_field(paper.authors)))
+        fields.append(Field("author", author_field(paper.authors)))
+    else:  # what BibTeX sorts and labels an entry without authors by ("to sort, need author or key")
+        fields.append(Field("key", latex_text(" ".join(paper.title.split()[:4]))))
     if venue_field and paper.venue:
-        fields.append(Field(venue_field, escape_latex(" ".join(paper.venue.split()))))
+        fields.append(Field(venue_field, latex_text(" ".join(paper.venue.split()))))
     if paper.year:
         fields.append(Field("year", str(paper.year)))
     if paper.doi:
@@ -246,7 +178,7 @@ def _entry(paper: Paper, key: str):
     if paper.arxiv_id:
         fields += [Field("eprint", paper.arxiv_id), Field("archivePrefix", "arXiv")]
     elif entry_type == "misc" and paper.venue:
-        fields.append(Field("howpublished", escape_latex(" ".join(paper.venue.split()))))
+        fields.append(Field("howpublished", latex_text(" ".join(paper.venue.split()))))
     return Entry(entry_type, key, fields)
 
 
@@ -259,17 +191,47 @@ def letter_suffix(n: int) -> str:
     return out
 
 
+Taken = Union[Callable[[str], bool], Collection[str]]
+
+
+def taken_test(taken: Taken | None) -> Callable[[str], bool]:
+    """A test "is this key taken?" from ``taken``: a collection of keys is compared ignoring case (BibTeX reads
+    ``Muller2020Ranking`` and ``muller2020ranking`` as one key); a function is asked as it is (it should ignore
+    case itself: the key given and the keys it knows folded with ``str.casefold``)."""
+    if taken is None:
+        return lambda key: False
+    if callable(taken):
+        return taken
+    folded = {k.casefold() for k in taken}
+    return lambda key: key.casefold() in folded
+
+
+def unique_key(base: str, taken: Taken | None, *, more: Sequence[str] = ()) -> str:
+    """``base``, else the first of ``more`` (longer keys in the same style), else ``base`` with ``a``, ``b``, ...
+    appended, that is not taken, ignoring case (:func:`taken_test`)."""
+    test = taken_test(taken)
+    for key in (base, *more):
+        if not test(key):
+            return key
+    n = 0
+    key = base
+    while test(key):
+        n += 1
+        key = f"{base}{letter_suffix(n)}"
+    return key
+
+
 def papers_to_bibtex(
-    papers: Sequence[Paper], *, taken: Callable[[str], bool] | None = None
+    papers: Sequence[Paper], *, taken: Taken | None = None
 ) -> tuple[str, dict[str, str]]:
     """BibTeX text for ``papers`` and the key given to each ``doc_id``.
 
     A paper with its own citation key (:attr:`Paper.key`, from the user's .bib or Zotero export)
     is written under that key; the others get a generated :func:`bib_key_for` key. A generated key
-    never equals another key of this export nor one for which ``taken(key)`` is true (pass the
-    library's :meth:`~citefinder.library.store.Library.by_key` test, so it never collides with a
-    stored key); on collision ``a``, ``b``, ... is appended. Two different papers never share a key:
-    a second paper bringing a key already given gets a suffix too.
+    never equals another key of this export, ignoring case, nor one ``taken`` holds (a collection: compared
+    ignoring case; or a test such as the library's :meth:`~citefinder.library.store.Library.by_key`, so it
+    never collides with a stored key); on collision ``a``, ``b``, ... is appended. Two different papers never
+    share a key, nor keys equal but for case: a second paper bringing a key already given gets a suffix too.
 
     The same paper given twice (same doc_id, DOI, arXiv id, or normalised title with no
     contradicting year or first author) is written once and both doc_ids map to its key.
@@ -293,23 +255,21 @@ def papers_to_bibtex(
 
     own = [next((p.key for p in group if p.key), None) for group in groups]
     chosen: list[str | None] = [None] * len(groups)
-    used: set[str] = set()
+    used: set[str] = set()  # folded: BibTeX compares keys ignoring case
     for g, key in enumerate(own):  # the users' keys first, so generated keys avoid them all
-        if key and key not in used:
+        if key and key.casefold() not in used:
             chosen[g] = key
-            used.add(key)
+            used.add(key.casefold())
+    is_taken = taken_test(taken)
     for g, group in enumerate(groups):
         if chosen[g]:
             continue
         base = own[g] or bib_key_for(group[0])
-        key, n = base, 0
-        while key in used or (key != own[g] and taken is not None and taken(key)):
-            n += 1
-            key = f"{base}{letter_suffix(n)}"
+        key = unique_key(base, lambda k, o=own[g]: k.casefold() in used or (k != o and is_taken(k)))
         if own[g]:
             log.warning("two papers carry the key %r; writing %r for %r", own[g], key, group[0].title[:60])
         chosen[g] = key
-        used.add(key)
+        used.add(key.casefold())
 
     keys: dict[str, str] = {}
     written: list[bibentry.EntryParts] = []
@@ -319,3 +279,27 @@ def papers_to_bibtex(
         written.append(_own(paper, key) if paper.bibtex else _generated(paper, key))
         keys.update({p.doc_id: key for p in group})
     return bibentry.join_export(written), keys
+
+
+def grown_bib(held: str, name: str, added: str) -> str:
+    """``held`` (a .bib's text now, kept byte for byte) with the entries of ``added`` after it. InputError when
+    ``held`` is not a .bib BibTeX can read (``name`` says which file), so a damaged file is never grown."""
+    import bibtexparser
+
+    if held.strip():
+        try:
+            library = bibtexparser.parse_string(held, parse_stack=[])
+        except RecursionError:
+            library = None
+        failed = library.failed_blocks if library is not None else [None]
+        if failed:
+            first = failed[0]
+            line = getattr(first, "start_line", None)
+            where = f" (line {line + 1})" if isinstance(line, int) else ""
+            raise InputError(f"{name} is not a .bib BibTeX can read{where}: fix the entry there, or give "
+                             "another --new-references file (nothing was written).")
+    if not added.strip():
+        return held
+    if not held.strip():
+        return added
+    return held + ("" if held.endswith("\n") else "\n") + "\n" + added

@@ -121,7 +121,8 @@ def entry_with(old: Paper, new: Paper) -> str | None:
     """``old``'s own .bib entry with the fields that differ in ``new`` written in (escaped for BibTeX), the
     rest of the text as it was; None when ``old`` has no entry of its own."""
     from citefinder.library import bibentry
-    from citefinder.library.bibtex import escape_latex
+    from citefinder.library.bibnames import author_field
+    from citefinder.library.bibtext import escape_latex, latex_text
 
     if not old.bibtex:
         return None
@@ -129,9 +130,9 @@ def entry_with(old: Paper, new: Paper) -> str | None:
     entry = parts.entry
     values: dict[str, str | None] = {}
     if new.title != old.title:
-        values["title"] = escape_latex(new.title)
+        values["title"] = latex_text(new.title)  # math and braces typed are kept (issue 51)
     if new.authors != old.authors:
-        values["author"] = " and ".join(escape_latex(a) for a in new.authors) or None
+        values["author"] = author_field(new.authors) or None  # organisations braced, "et al." as "and others"
     if new.year != old.year:
         values["year"] = str(new.year) if new.year else None
     if new.doi != old.doi:

@@ -9,8 +9,11 @@ folder goes where the link leads; a hard link or another spelling of a protected
 refused in one line *before* any work is done when it is, or would replace, a protected file or a folder,
 CiteFinder's own record, a backup this run keeps, an existing .bib it did not write (even with ``force``), a
 read-only file (unless ``force``), or an existing file that is not one CiteFinder wrote for this draft (unless
-``force``, which keeps ``FILE.bak`` of it). The name of every backup the run will keep (``FILE.bak``,
-``FILE.bak.1`` ... never over an older one) is chosen then too, so no output can take it.
+``force``, which keeps ``FILE.bak`` of it). A .bib planned to *grow* (``new-references.bib``, which the user may
+name in ``\\bibliography`` and edit by hand) is the exception: it may be a .bib the draft reads and need not be
+what CiteFinder last wrote there, only a file CiteFinder once wrote, because what is put there must begin with
+every byte it holds now, and it must still hold them when the plan commits. The name of every backup the run
+will keep (``FILE.bak``, ``FILE.bak.1`` ... never over an older one) is chosen then too, so no output can take it.
 :meth:`WritePlan.commit` encodes every file (every encoding failure said, all together, before anything is
 touched) and writes them, with the record of what was written (``.citefinder-written.json`` beside them:
 which draft each belongs to and, for a ``.tex``, the cites CiteFinder put there, so that learning can tell
@@ -105,6 +108,8 @@ class WritePlan:
     backups: dict[Path, Path] = field(default_factory=dict)
     parents: set[Path] = field(default_factory=set)
     puts: list[_Put] = field(default_factory=list)
+    grown: dict[Path, bytes] = field(default_factory=dict)  # a target that only grows -> the bytes it holds now
+    growing: set[Path] = field(default_factory=set)  # the targets that only grow (protected files they may be)
 
     def __post_init__(self) -> None:
         if self.draft is not None:
@@ -118,7 +123,8 @@ class WritePlan:
             if editable:
                 self.editable.add(r)
         for target, (label, in_place) in self.targets.items():
-            self._check_protected(label, target, in_place)
+            if target not in self.growing:
+                self._check_protected(label, target, in_place)
 
     def protect_folder(self, what: str, folder: Path | str, *, inside_ok: bool = False) -> None:
         """Never write anything inside ``folder`` (the library's folder), nor replace a folder holding it
@@ -129,11 +135,13 @@ class WritePlan:
             self._check_folders(label, target)
 
     def target(self, label: str, path: Path | str, *, in_place: bool = False, keep: bool = False,
-               parents: bool = False) -> Path:
+               parents: bool = False, grow: bool = False) -> Path:
         """Check now that ``path`` may be written (InputError, one line, when not); its resolved path.
         ``in_place``: the file is one of the draft's and is replaced on purpose (a backup is kept first);
         ``keep``: an earlier output there is kept as a backup too; ``parents``: missing folders above it
-        are made when it is written."""
+        are made when it is written; ``grow``: a .bib that only grows (:meth:`held` is what it holds now, and
+        what is put there must begin with it): it may be a .bib the draft reads when it is not there yet or
+        CiteFinder wrote it (the user may have edited it since), never one CiteFinder never wrote."""
         r = resolve(path)
         if r.is_dir():
             raise InputError(f"{label} {path} is a folder; give a file name (nothing was written).")
@@ -150,9 +158,17 @@ class WritePlan:
         if of is not None:
             raise InputError(f"{label} {path} is the name of the backup this run keeps of {of.name}; choose "
                              "another file name (nothing was written).")
-        self._check_protected(label, r, in_place)
+        # a .bib that grows may be one the draft reads when nothing it holds can be lost: it is not there yet, or
+        # CiteFinder wrote it (new-references.bib, which the CLI says to name in \bibliography)
+        grow = grow and r.suffix.lower() == ".bib" and (not r.exists() or written.record(r) is not None)
+        if grow:
+            self.growing.add(r)
+        else:
+            self._check_protected(label, r, in_place)
         self._check_folders(label, r)
-        if r.exists() and earlier is None:
+        if grow and r.exists() and earlier is None:
+            self._check_grown(label, path, r)
+        elif r.exists() and earlier is None:
             self._check_existing(label, path, r, in_place=in_place, keep=keep)
         self.targets[r] = (label, in_place)
         if parents:
@@ -173,6 +189,32 @@ class WritePlan:
                              "choose another name, or give --force to replace it (nothing was written).")
         if in_place or keep or read_only or not ours:  # --force keeps what it replaces
             self.backups[r] = self._backup_name(r)
+
+    def _check_grown(self, label: str, path: Path | str, r: Path) -> None:
+        if written.record(r) is None:
+            raise InputError(f"{label} {path} is a .bib CiteFinder did not write; it is never replaced, even with "
+                             f"--force ({FORCE_NEVER}). Choose another file name (nothing was written).")
+        read_only = not os.access(r, os.W_OK) or not stat.S_IMODE(r.stat().st_mode) & stat.S_IWUSR
+        if read_only and not self.force:
+            raise InputError(f"{label} {path} is read-only; CiteFinder does not replace it unless you give "
+                             "--force (nothing was written).")
+        try:
+            self.grown[r] = r.read_bytes()
+        except OSError as e:
+            raise InputError(f"Cannot read {label} {path}: {e.strerror or e} (nothing was written).") from e
+        if read_only or not written.is_ours(r, None):  # the user's edits: kept as FILE.bak too
+            self.backups[r] = self._backup_name(r)
+
+    def held(self, path: Path | str) -> str:
+        """What a target planned to grow holds now, as text ("" when it is new); InputError when it is not UTF-8."""
+        r = resolve(path)
+        data = self.grown.get(r, b"")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            label = self.targets.get(r, ("",))[0]
+            raise InputError(f"{label} {path} is not UTF-8 text (byte {e.start}); save it as UTF-8 and run again "
+                             "(nothing was written).") from e
 
     def _backup_name(self, r: Path) -> Path:
         """The first free ``NAME.bak``, ``NAME.bak.1`` ...: not a file, nor an output or backup of this run."""
@@ -226,6 +268,9 @@ class WritePlan:
         r = resolve(path)
         if r not in self.targets:
             raise ValueError(f"{path} was not planned (WritePlan.target first)")
+        if r in self.grown and not (text if isinstance(text, bytes) else bom + text.encode(codec)).startswith(
+                self.grown[r]):
+            raise ValueError(f"{path} only grows: the text put there must begin with what it holds")
         self.puts.append(_Put(self.targets[r][0], r, text, codec, bom, tuple(cites), source))
 
     def commit(self) -> list[tuple[Path, Path | None]]:
@@ -243,6 +288,14 @@ class WritePlan:
                 problems.append(unencodable(put.source or put.path, put.text, put.codec, e))
         if problems:
             raise InputError("; ".join(problems) + ". Nothing was written: use keys of plain letters and digits.")
+        for path, held in self.grown.items():
+            try:
+                now = path.read_bytes() if path.exists() else b""
+            except OSError:
+                now = None
+            if now != held:
+                raise InputError(f"{path} changed while CiteFinder worked (nothing was written); run again to add "
+                                 "to what it holds now.")
         steps = [staging.Step(put.path, data, self.backups.get(put.path), put.path in self.parents)
                  for put, data in encoded]
         notes = written.records((put.path, data, self.draft, put.cites) for put, data in encoded)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from citefinder.errors import InputError
-from citefinder.library.bibtex import papers_to_bibtex
+from citefinder.library.bibtex import grown_bib, papers_to_bibtex
 from citefinder.types import Candidate, Paper
 from citefinder.workflow.keys import KeyBook, Keys, key_book
 
@@ -66,16 +66,15 @@ def bib_keys(path: Path | None) -> set[str]:
         return set()
 
 
-def new_references(papers: Sequence[Paper], held: str = "", held_keys: Iterable[str] = ()) -> tuple[str, dict[str,
-                                                                                                               str]]:
-    """The text of ``new-references.bib``: ``held`` (what it holds now, byte for byte) and an entry for each of
-    ``papers`` whose key it does not hold (``held_keys``) yet; and each paper's doc_id -> its key."""
+def new_references(papers: Sequence[Paper], held: str = "", held_keys: Iterable[str] = (), *,
+                   name: str = "new-references.bib") -> tuple[str, dict[str, str]]:
+    """The text of ``new-references.bib``: ``held`` (what it holds now, byte for byte; InputError when it is
+    not a .bib BibTeX reads) and an entry for each of ``papers`` whose key it does not hold (``held_keys``) yet;
+    and each paper's doc_id -> its key."""
     known = set(held_keys)
     bib, keys = papers_to_bibtex([p for p in papers if p.key not in known])
     keys.update({p.doc_id: p.key for p in papers if p.key in known})
-    if not held.strip():
-        return bib, keys
-    return (held.rstrip("\n") + "\n\n" + bib if bib.strip() else held), keys
+    return grown_bib(held, name, bib), keys
 
 
 @dataclass(frozen=True)

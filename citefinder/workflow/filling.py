@@ -80,7 +80,7 @@ def fill(request: FillRequest, settings: Any, *, open_pipeline: Callable[[Any], 
         plan.target("--json", request.json_out)
     literature = lit.plan_literature(request.literature, settings, request.draft)
     if literature.adding:
-        plan.target("--new-references", literature.references)
+        plan.target("--new-references", literature.references, grow=True)
     bib_keys: set[str] | None = None
     if bibs:
         from citefinder.pipeline.pipeline import Pipeline
@@ -132,13 +132,11 @@ def fill(request: FillRequest, settings: Any, *, open_pipeline: Callable[[Any], 
         slot_keys[index] = cited
     entries = (*addition.papers, *chosen.generated)
     if entries:
-        from citefinder.text import written
-
         if not literature.adding:
-            plan.target("--new-references", literature.references)
-        held = literature.references.read_text(encoding="utf-8") if written.is_ours(literature.references,
-                                                                                   None) else ""
-        bib, _given = new_references(entries, held, literature.held_keys if held else ())
+            plan.target("--new-references", literature.references, grow=True)
+        held = plan.held(literature.references)  # what it holds now, hand edits included: kept byte for byte
+        bib, _given = new_references(entries, held, literature.held_keys if held else (),
+                                     name=str(literature.references))
         plan.put(literature.references, bib.encode("utf-8"))
     slots = [r.slot for r in results if r.slot is not None]
     written_paths = out.put_filled(plan, project, slots, slot_keys, command, outputs, in_place=request.in_place)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 from citefinder.library import bibentry
-from citefinder.library.formats.common import RecordError, arxiv_id_in_text, build_paper
+from citefinder.library.formats.common import RecordError, arxiv_id_in_text, bib_key, build_paper
 from citefinder.text.decode import decode_text
 from citefinder.types import ImportFailure, Paper
 
@@ -147,7 +147,7 @@ def paper_from_entry(entry, name: str, latex: LatexDecoder, parents: dict[str, d
     venue = next((decoded[f] for f in ("booktitle", "journal", "howpublished", "institution", "school", "publisher")
                   if decoded.get(f)), None)
     arxiv = arxiv or arxiv_id_in_text(venue) or arxiv_id_in_text(fields.get("note"))
-    return build_paper(
+    paper = build_paper(
         name,
         title=decoded.get("title"),
         authors=_authors(fields.get("author", ""), latex),
@@ -162,6 +162,8 @@ def paper_from_entry(entry, name: str, latex: LatexDecoder, parents: dict[str, d
         pages=fields.get("pages"),
         volume=fields.get("volume"),
     )
+    # a key the .bib defines is the key, whatever it looks like (a URL: https://doi.org/10.48550/arxiv.2106.07704)
+    return paper if paper.key or not bib_key(entry.key) else replace(paper, key=bib_key(entry.key))
 
 
 def read_bib(path: Path) -> Iterator[Paper | ImportFailure]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -20,9 +21,21 @@ _ARXIV_IN_TEXT = re.compile(
     re.IGNORECASE,
 )
 _NOT_AUTHORS = {"others", "et al.", "et al", "and others"}
+_ET_AL_END = re.compile(r"[\s,](?:et\.?\s*al\.?|and\s+others)$", re.IGNORECASE)
 # What LaTeX/BibTeX accept inside \cite{...}: no space, comma, brace, double quote, hash, percent, tilde or
 # backslash (an apostrophe is fine: o'neil2016weapons).
 _KEY = re.compile(r"^[^\s,{}()\"#%=~\\]+$")
+
+
+# What BibTeX reads as an entry's key, and \cite takes: no space, comma, brace, double quote, hash, percent or
+# backslash. A URL is one (``https://doi.org/10.48550/arxiv.2106.07704``): a key a .bib defines is kept as it is.
+_BIB_KEY = re.compile(r"^[^\s,{}\"#%\\]+$")
+
+
+def bib_key(value: Any) -> str | None:
+    """``value`` as the key of a .bib entry: every key BibTeX reads and LaTeX cites, URLs included, else None."""
+    key = value.strip() if isinstance(value, str) else ""
+    return key if key and _BIB_KEY.match(key) else None
 
 
 def clean_key(value: Any) -> str | None:
@@ -34,6 +47,21 @@ def clean_key(value: Any) -> str | None:
     if not key or "://" in key or not _KEY.match(key):
         return None
     return key
+
+
+def _cut_short(names: Iterable[str]) -> tuple[str, ...]:
+    """The names of an author list; "et al." / "others" after them joins the last name ("Xiao Liu et al.", as
+    :func:`citefinder.library.identity.surname` reads it), so the list is still known to be cut short when it is
+    written as BibTeX (``and others``)."""
+    out: list[str] = []
+    for name in names:
+        if not name:
+            continue
+        if name.lower() not in _NOT_AUTHORS:
+            out.append(name)
+        elif out and not _ET_AL_END.search(out[-1]):
+            out[-1] = f"{out[-1]} et al."
+    return tuple(out)
 
 
 class RecordError(ValueError):
@@ -160,8 +188,7 @@ def build_paper(
     title = clean_space(text_field("title", title))
     if not title:
         raise RecordError("has no title")
-    names = tuple(n for n in (clean_space(a) for a in names_field("author", authors) if a)
-                  if n and n.lower() not in _NOT_AUTHORS)
+    names = _cut_short(clean_space(a) for a in names_field("author", authors) if a)
     venue, abstract = text_field("venue", venue), text_field("abstract", abstract)
     doi, url, arxiv_id = text_field("doi", doi), text_field("url", url), text_field("arxiv_id", arxiv_id)
     entry_type, doc_id = text_field("entry_type", entry_type), text_field("doc_id", doc_id)
