@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from literature_eval import DATA, ROOT, GoldWorks, lit_only
+from literature_eval import DATA, ROOT, GoldWorks, kept_out, lit_only
 
 
 def collect(args: argparse.Namespace) -> dict:
@@ -45,7 +45,7 @@ def collect(args: argparse.Namespace) -> dict:
     gold_works = GoldWorks(args.literature)
     slots: list[dict] = []
     t0 = time.perf_counter()
-    for part in ("train", "test"):
+    for part in args.parts.split(","):
         for name in split[part]:
             print(f"[{part}] {name} {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
             bib = DATA / "drafts-dev" / name / "refs.bib"
@@ -64,6 +64,8 @@ def collect(args: argparse.Namespace) -> dict:
                 lit_gold = list((contexts.get((name, g["slot"])) or {}).get("doc_ids") or [])
                 if not (own_gold and lit_gold):
                     continue
+                if part == "train" and not kept_out(f"{name}:{g['slot']}", args.train_share):
+                    continue  # a fixed, seeded share of the training slots (a busy machine's time)
                 result = tier.extend(lit_only(slot, draft), top_confidence=0.0, exclude=frozenset(own_gold))
                 trace = result.trace("literature")
                 ev = trace.details.get("evidence", {}) if trace is not None else {}
@@ -140,6 +142,8 @@ def main() -> int:
     p.add_argument("--out", type=Path)
     p.add_argument("--write", type=Path)
     p.add_argument("--c", type=float, default=1.0)
+    p.add_argument("--train-share", type=float, default=1.0, help="collect: this seeded share of training slots")
+    p.add_argument("--parts", default="train,test", help="collect: the parts, in order")
     p.add_argument("--floor", type=float, default=0.1)
     args = p.parse_args()
     from citefinder.config import offline_environment
