@@ -81,6 +81,17 @@ def collect(args: argparse.Namespace) -> dict:
             "with_static": search.view.settings.agents}
 
 
+def _with_slot_features(data: dict) -> dict:
+    """The collected evidence with the features read against the slot's other candidates (as the tier adds
+    them: ``with_slot_features``); a trace's evidence holds them already when collected after they were added."""
+    from citefinder.pipeline.offers import with_slot_features
+
+    for s in data["slots"]:
+        feats = with_slot_features([c[1] for c in s["cands"]])
+        s["cands"] = [[c[0], f, c[2], c[3]] for c, f in zip(s["cands"], feats, strict=True)]
+    return data
+
+
 def _p(weights: dict, bias: float, feats: dict) -> float:
     z = bias + sum(w * feats.get(k, 0.0) for k, w in weights.items())
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
@@ -90,7 +101,7 @@ def fit(args: argparse.Namespace) -> dict:
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    data = json.loads(args.slots.read_text())
+    data = _with_slot_features(json.loads(args.slots.read_text()))
     train = [s for s in data["slots"] if s["part"] == "train"]
     names = sorted({k for s in train for _, f, _, _ in s["cands"] for k in f})
     x = np.array([[f.get(k, 0.0) for k in names] for s in train for _, f, _, _ in s["cands"]])
@@ -160,7 +171,7 @@ def main() -> int:
         from citefinder.pipeline.offers import OfferModel
 
         m = OfferModel.shipped()
-        data = json.loads(args.slots.read_text())
+        data = _with_slot_features(json.loads(args.slots.read_text()))
         print(json.dumps({part: score_part(data, part, dict(m.weights), m.bias, m.floor)
                           for part in ("train", "test")}, indent=1))
     return 0

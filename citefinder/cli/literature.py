@@ -185,7 +185,7 @@ def with_literature_lines(lines: Sequence[str], results: Sequence[SlotResult]) -
         if (m or line is None) and current in offered:
             source = offered[current][0].origin
             shown = panel(offered[current], limit=LISTED)  # by probability; below the floor: said, not listed
-            out.append(f"  not in your library ({source}): {shown.heading}" + (":" if shown.open else ""))
+            out.append(f"  not in your library ({source}):" + ("" if shown.open else f" {shown.heading}"))
             out += [f"    {n}. {c.paper.key} {c.paper.title} ({c.paper.year or 'n.d.'})"
                     + (f"  {c.paper.link}" if c.paper.link else "") for n, c in enumerate(shown.open, 1)]
         if m:

@@ -40,8 +40,9 @@ from citefinder.pipeline.offers import (
     moved_first,
     offer_order,
     probability_of,
+    with_slot_features,
 )
-from citefinder.pipeline.priors import OwnPapers, Priors
+from citefinder.pipeline.priors import NEWEST_NEEDS, OwnPapers, Priors
 from citefinder.select.named import named_first
 from citefinder.types import Candidate, Hit, Paper, Query, SlotResult, StageTrace
 
@@ -315,9 +316,11 @@ class LiteratureTier:
                 named: set[str]) -> tuple[list[tuple[Candidate, float]], dict[str, dict[str, float]]]:
         """The pool's papers with their probability (:mod:`citefinder.pipeline.offers`), highest first."""
         tops = ListTops.of(ranked.traces)
-        facts = DraftFacts(own.years)
-        feats = {c.doc_id: evidence(c, tops, own=own.features(c.paper), facts=facts, named=c.doc_id in named,
-                                    cited=ranked.counts.get(c.doc_id, 0)) for c in pool}
+        # the years say how recent the draft is only in a library of some size (priors.NEWEST_NEEDS)
+        facts = DraftFacts(own.years if len(own.years) >= NEWEST_NEEDS else ())
+        feats = dict(zip([c.doc_id for c in pool], with_slot_features([
+            evidence(c, tops, own=own.features(c.paper), facts=facts, named=c.doc_id in named,
+                     cited=ranked.counts.get(c.doc_id, 0)) for c in pool]), strict=True))
         ps = [self.model.probability(feats[c.doc_id]) for c in pool]
         return [(pool[i], ps[i]) for i in offer_order(ps)], feats
 

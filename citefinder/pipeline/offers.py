@@ -119,6 +119,18 @@ def evidence(candidate: Candidate, tops: ListTops, *, own: Mapping[str, float] |
     return f
 
 
+def with_slot_features(feats: Sequence[Mapping[str, float]]) -> list[dict[str, float]]:
+    """A slot's candidates' features with those read against the slot's other candidates: ``log_rank`` (the
+    log of its place in the literature's fused order, 101 when the fusion did not list it) and ``topic_rel``
+    (its topic against the best of the slot's)."""
+    best = max((f.get("topic", 0.0) for f in feats), default=0.0) or 1.0
+    out = []
+    for f in feats:
+        rr = f.get("fused_rr", 0.0)
+        out.append({**f, "log_rank": math.log(1.0 / rr if rr else 101.0), "topic_rel": f.get("topic", 0.0) / best})
+    return out
+
+
 @dataclass(frozen=True)
 class OfferModel:
     """p = sigmoid(bias + Σ weight·feature), fit on training slots (``citefinder/data/offers.json``). ``floor``:
