@@ -81,10 +81,15 @@ def imported(run: Callable[[Callable[[int, int | None], None]], Any], lib: Any,
 
 
 def say_pending(lib: Any) -> None:
-    """One line when papers still await their vectors."""
+    """One line when papers still await their vectors; one when the static vectors are out of date."""
     if lib.pending_count():
         print(f"{lib.pending_count()} papers await dense vectors (BM25 finds them already): "
               "run `citefinder library embed`, which can be interrupted and resumed")
+    from citefinder.index.static import static_state
+
+    state = static_state(lib)
+    if state is not None and not state.current:
+        print(state.line())
 
 
 def run_import(args: argparse.Namespace, lib: Any, print_report: Callable[[Any, Any], None]) -> int:
@@ -131,6 +136,6 @@ def run_embed_static(lib: Any) -> int:
         built = build_static(lib, progress=update)
     finally:
         close()
-    print(f"static vectors of {built.papers} papers in {built.seconds:.1f} s ({built.folder}); "
-          f"{lib.embedded_count()} of {lib.count()} papers have MiniLM vectors")
+    print(f"static vectors of {built.papers} papers in {built.seconds:.1f} s ({built.encoded} encoded now, the "
+          f"others kept; {built.folder}); {lib.embedded_count()} of {lib.count()} papers have MiniLM vectors")
     return 0

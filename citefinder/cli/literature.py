@@ -63,6 +63,8 @@ def outcome_lines(outcome: Any, lines: Sequence[str]) -> list[str]:
 
 def with_literature_lines(lines: Sequence[str], results: Sequence[SlotResult]) -> list[str]:
     """``lines`` (slot_lines' output) with, after each slot's line(s), the literature papers it was offered."""
+    from citefinder.pipeline.offers import panel
+
     offered = {r.slot.index + 1: r.literature for r in results if r.slot is not None and r.literature}
     out: list[str] = []
     current: int | None = None
@@ -70,9 +72,10 @@ def with_literature_lines(lines: Sequence[str], results: Sequence[SlotResult]) -
         m = re.match(r"^Slot (\d+) \(", line) if line is not None else None
         if (m or line is None) and current in offered:
             source = offered[current][0].origin
-            out.append(f"  not in your library ({source}):")
+            shown = panel(offered[current], limit=LISTED)  # by probability; below the floor: said, not listed
+            out.append(f"  not in your library ({source}):" + ("" if shown.open else f" {shown.heading}"))
             out += [f"    {n}. {c.paper.key} {c.paper.title} ({c.paper.year or 'n.d.'})"
-                    + (f"  {c.paper.link}" if c.paper.link else "") for n, c in enumerate(offered[current][:LISTED], 1)]
+                    + (f"  {c.paper.link}" if c.paper.link else "") for n, c in enumerate(shown.open, 1)]
         if m:
             current = int(m.group(1))
         if line is not None:

@@ -136,6 +136,19 @@ class DerivedIndexes:
             self._missing[kind.name] = stamp
             return None
 
+    def store(self, kind: IndexKind, library: "PaperSource", index: Any) -> None:
+        """Keep ``index`` (built by the caller, e.g. brought up to date from the saved one) as the current one:
+        saved in ``root`` when there is one (else in memory only)."""
+        stamp = f"{_source_stamp(kind, library)}/{kind.version}"
+        with self._lock:
+            try:
+                if self.root is not None:
+                    _save(kind, index, self.root / kind.name, stamp)
+            except OSError as e:
+                log.info("could not save derived index %s (%s); kept in memory", kind.name, e)
+            self._cache[kind.name] = (stamp, index)
+            self._missing.pop(kind.name, None)
+
     def rebuild(self, kinds: list[IndexKind], library: "PaperSource") -> None:
         """Build every kind for the current generation (called after a write)."""
         for kind in kinds:

@@ -53,8 +53,9 @@ def normalize_title(title: str | None) -> str:
     t = _LATEX_LETTER.sub(lambda m: m.group(1), t)
     t = _LATEX_MACRO.sub(" ", t)
     t = t.replace("{", "").replace("}", "")
-    t = unicodedata.normalize("NFKD", t)
-    t = "".join(c for c in t if not unicodedata.combining(c))
+    if not t.isascii():  # an ASCII title has no accents to take off (most of a dump's titles)
+        t = unicodedata.normalize("NFKD", t)
+        t = "".join(c for c in t if not unicodedata.combining(c))
     t = _NON_WORD.sub(" ", t.casefold())
     return " ".join(t.split())
 

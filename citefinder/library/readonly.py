@@ -120,6 +120,10 @@ class ReadOnlyLibrary:
     def bm25_search(self, text: str, k: int) -> list[Hit]:
         return self._bm25.search(text, k)
 
+    def ensure_bm25(self) -> Any:
+        """The folder's saved BM25 index (every stored paper's doc id: :func:`citefinder.index.static.library_ids`)."""
+        return self._bm25
+
     def hnsw_search(self, vector: Any, k: int) -> list[Hit]:
         """Never called: the view's ``exact_dense_max`` covers its saved vectors (Chroma's index is not read)."""
         return []

@@ -32,7 +32,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from citefinder.errors import CitefinderError
-from citefinder.pipeline.priors import OwnPapers, Priors, prior_order
+from citefinder.pipeline.offers import (
+    DraftFacts,
+    ListTops,
+    OfferModel,
+    evidence,
+    moved_first,
+    offer_order,
+    probability_of,
+    with_slot_features,
+)
+from citefinder.pipeline.priors import NEWEST_NEEDS, OwnPapers, Priors
 from citefinder.select.named import named_first
 from citefinder.types import Candidate, Hit, Paper, Query, SlotResult, StageTrace
 
@@ -55,6 +65,7 @@ MEMORY_AGENTS = ("cited-as", "cited-like")
 # The literature's own dense first pass (index/static.py): asked of every literature library, skipped without them.
 STATIC_AGENTS = ("static", "static-context", "static-draft")
 SHOWN = 10  # literature papers offered per slot
+CONSIDERED = 100  # the literature's fused candidates each given a probability (the offers are its best)
 SOURCE_K = 30  # records asked of an online source per slot
 SOURCE_WEIGHT = 0.3  # the source's own order in the fusion (untuned: no online source was measured)
 
@@ -87,6 +98,7 @@ def literature_settings(settings: "Settings") -> "Settings":
     agents = tuple(a for a in agent_names(settings) if a in known) or known
     agents += tuple(a for a in STATIC_AGENTS if a not in agents)
     return settings.model_copy(update={"agents": agents, "suggest_sample": True, "llm_model": None,
+                                       "fused_top_n": max(settings.fused_top_n, CONSIDERED),
                                        "llm_rewrite": False, "second_paper": False, "reranker": None})
 
 
@@ -98,15 +110,15 @@ def literature_fusion(settings: "Settings") -> "Fusion":
 
     from citefinder.rank.fuse import fusion_of
 
-    fusion = fusion_of(settings)
     if settings.fusion != "learned":
-        return fusion
+        return fusion_of(settings)
     data = json.loads(resources.files("citefinder.data").joinpath("literature.json").read_text(encoding="utf-8"))
     tuned = data.get("fusion") or {}
+    # the literature's tuned weights count as tuned: no "no tuned fusion weight" warning for the static agents
+    fusion = fusion_of(settings, tuned=tuned.get("weights") or {})
     if not tuned:
         return fusion
-    return replace(fusion, k=int(tuned.get("k", fusion.k)), weights={**fusion.weights, **tuned["weights"]},
-                   provenance=str(tuned.get("provenance", "")))
+    return replace(fusion, k=int(tuned.get("k", fusion.k)), provenance=str(tuned.get("provenance", "")))
 
 
 def _ranked(pipeline: "Pipeline", query: Query, size: int) -> Ranked:
@@ -218,7 +230,8 @@ class LiteratureTier:
     (:func:`citefinder.pipeline.doubt.needs_literature`); ``shown``: literature papers kept per slot."""
 
     def __init__(self, search: LiteratureSearch, library: "Library", *, when: When = "unsure",
-                 threshold: float = 0.55, shown: int = SHOWN, priors: Priors | None = None, band: bool = True) -> None:
+                 threshold: float = 0.55, shown: int = SHOWN, priors: Priors | None = None, band: bool = True,
+                 model: OfferModel | None = None, also_yours: Sequence[Paper] = ()) -> None:
         if when not in WHEN:
             raise ValueError(f"when must be one of {', '.join(WHEN)}, not {when!r}")
         self.search = search
@@ -229,21 +242,28 @@ class LiteratureTier:
         self.band = band
         self.shown = shown
         self.priors = priors if priors is not None else Priors.shipped()
+        self.model = model if model is not None else OfferModel.shipped()
+        self.also_yours = tuple(also_yours)  # papers of a paired .bib the library may not hold
         self._own: tuple[tuple[str, frozenset[str]], OwnPapers] | None = None
         self.sends: str = getattr(search, "sends", "")  # what a search sends off this machine ("" for a folder)
         self._failed = 0  # slots whose search failed (the first is said, the others in their traces)
         self._lock = threading.Lock()
 
     def extend(self, result: SlotResult, *, top_confidence: float,
-               exclude: frozenset[str] = frozenset()) -> SlotResult:
+               exclude: frozenset[str] = frozenset(), check: bool = False) -> SlotResult:
         """``result`` with its literature candidates and a "literature" trace. ``top_confidence``: the calibrated
         confidence of the user's best candidate; ``exclude``: the user's papers left out of suggestions (they do
-        not count as the user's here either)."""
+        not count as the user's here either); ``check``: the pick is checked against the literature (the
+        open-world check) whatever its confidence, and the trace says so (never a confidence it does not have)."""
         from citefinder.pipeline.doubt import doubt
 
         start = time.perf_counter()
         asked = self.when == "always"
-        doubtful = doubt(result, top_confidence=top_confidence, threshold=self.threshold, band=self.band)
+        # a checked pick asks as a pick of no confidence would, and says why in its own words
+        doubtful = doubt(result, top_confidence=0.0 if check else top_confidence, threshold=self.threshold,
+                         band=self.band)
+        if doubtful and check:
+            doubtful = f"your pick ({top_confidence:.2f}) is checked against the literature's papers"
         sure = not doubtful
         why = "asked for every slot" if asked else doubtful
         params: dict[str, Any] = {"source": self.name, "when": self.when, "threshold": self.threshold,
@@ -266,36 +286,50 @@ class LiteratureTier:
         own = self._own_papers(exclude)
         kept: list[Candidate] = []
         yours: list[str] = []
-        for c in ranked.candidates:
+        for c in ranked.candidates[:CONSIDERED]:
             if own.holds(c.paper):
                 yours.append(c.doc_id)
             else:
                 kept.append(c)
-        if not self.priors.neutral:
-            feats = [{**own.features(c.paper), "cited": float(ranked.counts.get(c.doc_id, 0))} for c in kept]
-            kept = [kept[i] for i in prior_order(kept, feats, self.priors)]
-        # a named work's own paper first (select/named.py): "BERT [CITATION]" offers BERT before its cousins
-        kept = named_first(result.slot.focus or result.slot.sentence if result.slot else "", kept,
-                           getattr(self.search, "view", None), own.holds)[: self.shown]
-        found = tuple(replace(c, origin=self.name).with_score("literature", n, ranked.confidences.get(c.doc_id, 0.0))
-                      for n, c in enumerate(kept, 1))
+        focus = result.slot.focus or result.slot.sentence if result.slot else ""
+        # a named work's own papers (select/named.py): evidence of their own, found even where the ranking missed
+        named_list = named_first(focus, kept, getattr(self.search, "view", None), own.holds)
+        named = moved_first(named_list, kept)
+        pool = [*[c for c in named_list if c.doc_id in named], *[c for c in kept if c.doc_id not in named]]
+        offers, feats = self._offers(pool, ranked, own, named)
+        found = tuple(replace(c, origin=self.name).with_score("literature", n, p)
+                      for n, (c, p) in enumerate(offers[: self.shown], 1))
         trace = StageTrace(
             "literature", "ok",
-            message=f"{len(found)} papers not in your library from {self.name}"
+            message=f"{len(found)} papers not in your library from {self.name}, in order of their probability"
                     + (f"; {len(yours)} of its top papers are yours already" if yours else ""),
-            inputs={"why": why}, params=params,
-            top=tuple(Hit(c.doc_id, n, round(ranked.confidences.get(c.doc_id, 0.0), 4))
-                      for n, c in enumerate(found, 1)),
+            inputs={"why": why}, params={**params, "model": self.model.provenance, "floor": self.model.floor},
+            top=tuple(Hit(c.doc_id, n, round(probability_of(c), 4)) for n, c in enumerate(found, 1)),
             elapsed_s=time.perf_counter() - start,
             details={"yours": yours, "traces": [t.to_dict() for t in ranked.traces],
+                     "evidence": {c.doc_id: {k: round(v, 4) for k, v in feats[c.doc_id].items() if v}
+                                  for c in found},
                      "cited": {c.doc_id: ranked.counts[c.doc_id] for c in found if c.doc_id in ranked.counts}})
         return replace(result, literature=found, traces=result.traces + (trace,))
+
+    def _offers(self, pool: list[Candidate], ranked: Ranked, own: OwnPapers,
+                named: set[str]) -> tuple[list[tuple[Candidate, float]], dict[str, dict[str, float]]]:
+        """The pool's papers with their probability (:mod:`citefinder.pipeline.offers`), highest first."""
+        tops = ListTops.of(ranked.traces)
+        # the years say how recent the draft is only in a library of some size (priors.NEWEST_NEEDS)
+        facts = DraftFacts(own.years if len(own.years) >= NEWEST_NEEDS else ())
+        feats = dict(zip([c.doc_id for c in pool], with_slot_features([
+            evidence(c, tops, own=own.features(c.paper), facts=facts, named=c.doc_id in named,
+                     cited=ranked.counts.get(c.doc_id, 0)) for c in pool]), strict=True))
+        ps = [self.model.probability(feats[c.doc_id]) for c in pool]
+        return [(pool[i], ps[i]) for i in offer_order(ps)], feats
 
     def _own_papers(self, exclude: frozenset[str]) -> OwnPapers:
         stamp = (self.library.generation(), exclude)
         if self._own is None or self._own[0] != stamp:
             papers = [p for p in self.library.iter_papers() if p.doc_id not in exclude]
-            self._own = (stamp, OwnPapers(papers, self.library))
+            # the paired .bib's entries are the user's too (the same work under another key is not offered)
+            self._own = (stamp, OwnPapers(papers, self.library, also=self.also_yours))
         return self._own[1]
 
 

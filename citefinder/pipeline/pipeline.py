@@ -47,7 +47,8 @@ class Literature(Protocol):
     """What adds a slot's papers not in the library to its result, after the selection
     (:class:`citefinder.pipeline.literature.LiteratureTier`)."""
 
-    def extend(self, result: SlotResult, *, top_confidence: float, exclude: frozenset[str] = ...) -> SlotResult: ...
+    def extend(self, result: SlotResult, *, top_confidence: float, exclude: frozenset[str] = ...,
+               check: bool = ...) -> SlotResult: ...
 
 
 def make_rewriter(settings: "Settings") -> LLMRewriter | None:
@@ -139,9 +140,11 @@ class Pipeline:
         if self.literature is not None:  # after the selection: a literature paper is never selected
             top = confidences.get(candidates[0].doc_id, 0.0) if candidates else 0.0
             rule = self.open_world
-            # a fill the literature could still beat is checked against it (select/open_world.py): asked as unsure
-            asked = 0.0 if rule is not None and selection.status == "found" and rule.could_withdraw(top) else top
-            result = open_world.check(self.literature.extend(result, top_confidence=asked, exclude=self.exclude), rule)
+            # a fill the literature could still beat is checked against it (select/open_world.py): asked whatever
+            # its confidence, which the literature's trace states as it is (never "0.00 is below ...")
+            check = rule is not None and selection.status == "found" and rule.could_withdraw(top)
+            result = open_world.check(self.literature.extend(result, top_confidence=top, exclude=self.exclude,
+                                                             check=check), rule)
         return result
 
     def rank_slot(self, slot: Slot, *, draft: str = "", cocited: Sequence[str] = (),

@@ -70,14 +70,17 @@ class OwnPapers:
     """The user's papers by identity (a literature paper that is one of them is not offered as new), and what
     the priors read of them: their authors' surnames, the newest year, their BM25 index."""
 
-    def __init__(self, papers: Sequence[Paper], library: Any = None) -> None:
+    def __init__(self, papers: Sequence[Paper], library: Any = None, *, also: Sequence[Paper] = ()) -> None:
         from citefinder.library.identity import surname
 
         self.ids = {p.doc_id for p in papers}
         self.keys: dict[str, list[Identity]] = {}
-        for p in papers:
+        for p in [*papers, *also]:  # ``also``: a paired .bib's entries, the user's too (never offered as new)
             for k in dedupe_keys(p):
                 self.keys.setdefault(k, []).append(identity(p))
+        self.ids |= {p.doc_id for p in also}
+        # the years of the user's papers: where the draft's other citations sit (the offers' evidence)
+        self.years = tuple(sorted(p.year for p in papers if p.year))
         self.surnames = {surname(a) for p in papers for a in p.authors} - {""}
         years = [p.year for p in papers if p.year]
         # the newest year says how recent the draft is only in a library of some size: a new user's few papers

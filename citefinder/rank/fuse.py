@@ -60,18 +60,22 @@ def learned_fusion(kind: Literal["slots", "questions"] = "slots") -> Fusion:
                   float(data.get("default_weight", 0.0)), str(data.get("provenance", "")))
 
 
-def fusion_of(settings: "Settings", kind: Literal["slots", "questions"] = "slots") -> Fusion:
+def fusion_of(settings: "Settings", kind: Literal["slots", "questions"] = "slots", *,
+              tuned: Mapping[str, float] | None = None) -> Fusion:
     """The :class:`Fusion` the settings ask for: the tuned weights for citation slots or for free-text
     questions ('learned'), plain RRF or max-score.
 
     An enabled agent that ``fusion.json`` has no tuned weight for gets the weight its registration
     declares (:attr:`~citefinder.retrieve.registry.AgentSpec.weight`), and a warning names it: run
-    ``bench/tune.py fusion`` on training data to tune it."""
+    ``bench/tune.py fusion`` on training data to tune it. ``tuned``: weights tuned elsewhere (the literature's,
+    ``citefinder/data/literature.json``) over the shipped ones: no warning for the agents they weigh."""
     if settings.fusion != "learned":
         return Fusion(settings.fusion, settings.rrf_k)
     from citefinder.retrieve.registry import agent_names, untuned_weight
 
     fusion = learned_fusion(kind)
+    if tuned:
+        fusion = replace(fusion, weights={**fusion.weights, **tuned})
     if fusion.method == "linear":
         return fusion
     untuned = {a: untuned_weight(a) for a in agent_names(settings) if a not in fusion.weights}

@@ -34,6 +34,8 @@ def strip_controls(text: str) -> str:
 
 def clean_text(text: str) -> str:
     """Surrogates replaced and controls stripped: what an imported text field is stored as."""
+    if text.isascii() and text.isprintable():  # nothing to replace or strip (most of a dump's fields): no regex
+        return text
     return strip_controls(replace_surrogates(text))
 
 

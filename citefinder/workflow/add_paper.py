@@ -45,6 +45,11 @@ class Added:
 
 def add_to_library(library: Any, candidate: Candidate, *, keys: Keys | None = None) -> Added:
     """*Add to my library*: ``candidate`` stored under a key of ``keys`` (made from the library when None)."""
+    held = library.match(candidate.paper)  # the same work (DOI, arXiv id, title with year and first author)
+    if held is not None:  # linked to the entry the library holds: never added twice, its key never changed
+        stored = library.get([held])
+        if stored:
+            return Added(stored[0], False)
     keys = keys if keys is not None else Keys(library)
     paper = keys.paper(candidate)
     report = library.add_papers([paper])

@@ -12,8 +12,9 @@ import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.errors import CitefinderError
+from citefinder.pipeline import offers
 from citefinder.pipeline.literature import LiteratureSearch, open_literature
-from citefinder.types import Candidate, Paper, SlotResult, StageTrace
+from citefinder.types import Candidate, Paper, SlotResult
 from citefinder.ui import render, state
 from citefinder.ui.cite import choices as ch
 from citefinder.ui.cite.draft import choices_state, slot_of
@@ -85,11 +86,16 @@ def key_of(paper: Paper) -> str:
 def add_to_library(settings: Settings, run: state.CiteRun, index: int, candidate: Candidate, library: Any) -> None:
     """*Add to my library*: the paper joins the library under a key in the user's style and the slot cites it."""
     try:
-        paper = add_paper.add_to_library(library, candidate, keys=run_keys(library)).paper
+        added = add_paper.add_to_library(library, candidate, keys=run_keys(library))
     except CitefinderError as e:
         st.session_state[state.CITE_NOTE] = f"Could not add “{candidate.paper.title}” to your library: {e}"
         return
+    paper = added.paper
     _cite(settings, run, index, paper)
+    if not added.new:
+        st.session_state[state.CITE_NOTE] = (f"“{paper.title}” is in your library already, as {paper.key}: slot "
+                                             f"{index + 1} cites that entry (nothing was added twice).")
+        return
     st.session_state[state.CITE_NOTE] = (f"Added “{paper.title}” to your library as {paper.key}: slot {index + 1} "
                                          "cites it, and the .bib download holds its entry (your own .bib file is "
                                          "unchanged).")
@@ -118,20 +124,20 @@ def literature_block(settings: Settings, run: state.CiteRun, result: SlotResult,
         return
     index = slot_of(result).index
     origin = result.literature[0].origin
+    shown = offers.panel(result.literature, limit=SHOWN)  # what it shows is decided in pipeline/offers.py
     with st.container(border=True, key=f"literature_{run.run_id}_{index}"):
-        st.markdown(f":material/menu_book: **Not in your library** · found in {escape_markdown(origin)}")
-        for n, c in enumerate(result.literature[:SHOWN], 1):
-            _row(settings, run, index, n, c, cited, library)
+        if shown.open:
+            st.markdown(f":material/menu_book: **Not in your library** · {escape_markdown(shown.heading)} · found "
+                        f"in {escape_markdown(origin)}")
+            for n, c in enumerate(shown.open, 1):
+                _row(settings, run, index, n, c, cited, library)
+        if shown.collapsed:
+            label = shown.collapsed_label if shown.open else f"Not in your library: {shown.heading}"
+            with st.expander(label, expanded=False):
+                for n, c in enumerate(shown.collapsed, len(shown.open) + 1):
+                    _row(settings, run, index, n, c, cited, library)
         if trace is not None:
-            st.caption(escape_markdown(_how(trace)))
-
-
-def _how(trace: StageTrace) -> str:
-    """The literature trace in one line: why it was asked, which agents found what, how long it took."""
-    ran = [t["agent"] for t in trace.details.get("traces", []) if t.get("kind") == "retriever" and t.get("top")]
-    why = trace.inputs.get("why", "")
-    return (f"{trace.message} ({why}); ranked by {', '.join(ran) or 'no agent'}, fused and calibrated as your own "
-            f"papers, in {trace.elapsed_s:.2f} s.")
+            st.caption(escape_markdown(offers.summary(trace, len(shown.open) + len(shown.collapsed))))
 
 
 def _row(settings: Settings, run: state.CiteRun, index: int, n: int, c: Candidate, cited: tuple[str, ...],
