@@ -24,6 +24,7 @@ from citefinder.library.identity import arxiv_id_from_doi, make_doc_id, normaliz
 from citefinder.sources.base import Lookup, LookupBy, SourceRecord, fold, searched_text
 from citefinder.sources.online.cache import AnswerCache, cache_path
 from citefinder.sources.online.http import BadAnswer, Call, Counts, Hook, Http, Polite
+from citefinder.sources.online.watchdog import need_urllib3
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
@@ -203,6 +204,7 @@ def open_http(service: str, base_url: str, settings: Any, *, interval_s: float,
               headers: Mapping[str, str] | None = None, valid: Any = json_ok) -> Http:
     """The :class:`Http` of ``service`` as the settings configure it: its cache under the library (cleared first
     when ``sources_refresh`` is on), its pace (``online_interval_s`` or the service's documented one)."""
+    need_urllib3()  # the streamed read needs urllib3 2.6 or later: said here, before anything is sent
     cache = None
     if settings.sources_cache_days > 0:
         path = settings.sources_cache or cache_path(Path(settings.library).expanduser())
