@@ -93,6 +93,15 @@ class Seen:
     headers: dict[str, str]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that closed its connection (a call given up at its deadline) is not an error of the fake."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @dataclass
 class FakeScholar:
     catalog: Catalog
@@ -118,7 +127,7 @@ class FakeScholar:
                 n = int(self.headers.get("Content-Length") or 0)
                 owner._handle(self, self.rfile.read(n))
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)

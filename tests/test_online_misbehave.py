@@ -100,6 +100,25 @@ def test_headers_sent_one_byte_a_second_end_at_the_deadline(fake: FakeScholar, t
     assert time.monotonic() - start < deadline + 1.0, "the deadline held while the headers dripped"
 
 
+def test_an_old_urllib3_is_said_as_what_to_install_not_as_the_services_fault(
+        fake: FakeScholar, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import urllib3
+    import urllib3.response
+
+    with monkeypatch.context() as m:
+        m.setattr(urllib3, "__version__", "1.26.20")
+        with pytest.raises(SourceError, match=r"need urllib3 2\.6 or later \(installed: 1\.26\.20\)") as e:
+            open_source("openalex", settings_for(fake, tmp_path))
+        assert not isinstance(e.value, SourceUnreachable) and fake.seen == [], "refused before anything is sent"
+    source = open_source("openalex", settings_for(fake, tmp_path))
+    monkeypatch.delattr(urllib3.response.HTTPResponse, "read1")  # as urllib3 1.26's response
+    monkeypatch.delattr(urllib3.response.BaseHTTPResponse, "read1")
+    monkeypatch.setattr(urllib3, "__version__", "1.26.20")
+    with pytest.raises(SourceError, match=r"urllib3 2\.6 or later") as e:
+        source.search("attention", 5)
+    assert not isinstance(e.value, (SourceUnreachable, BadAnswer)), "not the service's fault"
+
+
 def test_a_redirect_is_not_followed_and_says_where(fake: FakeScholar, tmp_path: Path) -> None:
     fake.modes["openalex"] = "redirect"
     with pytest.raises(SourceUnreachable, match="redirect .*not followed") as e:

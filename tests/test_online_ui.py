@@ -130,5 +130,6 @@ def test_the_pages_say_what_an_online_literature_is_sent(monkeypatch: pytest.Mon
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=240).run()
     said = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))
     assert not at.exception and "Nothing leaves this machine" not in said
-    assert ("The literature is openalex: sent to api.openalex.org: the titles, DOIs and arXiv ids of your entries "
-            "when completing them, each slot's sentence (at most 400 characters) when searching") in said
+    assert ("The literature is openalex: sent to api.openalex.org: the titles, DOIs, arXiv ids (as arXiv DOIs) and "
+            "years (as a range of three years either side) of your entries when completing them, each slot's "
+            "sentence (at most 400 characters) when searching") in said
