@@ -174,8 +174,9 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
         print(f"{len(slot_keys)} of {len(slots)} slots filled; {outcome.entries} entries written to "
               f"{bib_out}{where}{more}")
     else:
-        print(f"{len(slot_keys)} of {len(slots)} slots filled with keys of {', '.join(str(b) for b in bibs)}"
-              f"{where}{more}")
+        from citefinder.workflow.filled_from import filled_from  # which keys come from which .bib
+
+        print(f"{filled_from(slot_keys, len(slots), bibs, lit.references)}{where}{more}")
     for line in unfilled_report(slots, slot_keys):
         print(f"  {line}")
     return 0
