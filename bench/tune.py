@@ -345,8 +345,7 @@ def cmd_confidence(paths: list[Path], min_precision: float = MIN_PRECISION) -> N
            "provenance": f"bench/tune.py confidence on {', '.join(p.name for p in paths)} ({len(y)} top-1s, "
                          f"{sum(y)} right; training data only); out-of-fold AUC {cv_auc:.3f} (5 folds by paper), "
                          f"C={C}",
-           "threshold": threshold,
-           "reliability": reliability(oof.tolist(), y),
+           "reliability": reliability(oof.tolist(), y),  # the fill threshold is adjust.threshold (bench/autofill.py)
            # below the smallest training library, rank and agreement count less (rank/calibration.py)
            "min_library": int(min(f["library"] for f in X))}
     (DATA / "confidence.json").write_text(json.dumps(out, indent=1) + "\n")
@@ -532,7 +531,7 @@ def cmd_tiny(paths: list[Path], seed: int = 20261124) -> None:
 
     cal = default_calibration()
     plain = replace(cal, min_library=0)
-    threshold = json.loads((DATA / "confidence.json").read_text()).get("threshold", 0.55)
+    threshold = float((json.loads((DATA / "confidence.json").read_text()).get("adjust") or {}).get("threshold", 0.55))
     fusion = learned_fusion("slots")
     rng = random.Random(seed)
     outs = [o for _, outcomes in load(paths) for o in outcomes if o.get("lists") and o["answerable"] and o["gold"]]
