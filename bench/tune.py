@@ -278,8 +278,7 @@ def cmd_confidence(paths: list[Path], min_precision: float = MIN_PRECISION) -> N
            "provenance": f"bench/tune.py confidence on {', '.join(p.name for p in paths)} ({len(y)} top-1s, "
                          f"{sum(y)} right; training data only); out-of-fold AUC {cv_auc:.3f} (5 folds by paper), "
                          f"C={C}",
-           "threshold": threshold,
-           "reliability": reliability(oof.tolist(), y),
+           "reliability": reliability(oof.tolist(), y),  # the fill threshold is adjust.threshold (bench/autofill.py)
            # below the smallest training library, rank and agreement count less (rank/calibration.py)
            "min_library": int(min(f["library"] for f in X))}
     (DATA / "confidence.json").write_text(json.dumps(out, indent=1) + "\n")

@@ -212,8 +212,8 @@ class Settings(BaseSettings):
     )
     online_deadline_s: float = Field(
         60.0, gt=0, le=3600, description="Longest one call to an online source may take, its retries, its waits and "
-        "the reading of its answer included: a service that answers too slowly is given up for this run, the "
-        "work goes on without it."
+        "the reading of its answer (status line and headers too) included: a service that answers too slowly is "
+        "given up for this run, the work goes on without it."
     )
     online_max_bytes: int = Field(
         32 * 2**20, gt=0, description="Most bytes one answer of an online source may hold; a longer one is not read."

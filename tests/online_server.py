@@ -17,7 +17,8 @@ its arXiv DOI). ``faults[service]`` scripts the next answers: ``"429"``/``"429:N
 ``"429-long"`` (Retry-After 3600), ``"500"``, ``"timeout"`` (answers after ``slow_s``), ``"malformed"``,
 ``"empty"``. ``modes[service]`` makes a service misbehave on every call (:data:`MISBEHAVIOURS`: an HTML page, a
 feed that promises more than it holds, fields of other types, 429 with a day-long Retry-After, 500, a 300 MB
-body, a body sent one byte a second, a redirect to a closed port). Every request is kept in ``seen`` (headers
+body, a body sent one byte a second, a status line and headers sent one byte a second, a redirect to a closed
+port). Every request is kept in ``seen`` (headers
 included, for the tests that check what left).
 """
 
@@ -39,7 +40,7 @@ from xml.sax.saxutils import escape
 from citefinder.library.identity import normalize_arxiv_id, normalize_doi, normalize_title
 
 SERVICES = ("openalex", "s2", "arxiv", "crossref")
-MISBEHAVIOURS = ("html", "overpromise", "wrong-types", "429-day", "500", "huge", "drip", "redirect")
+MISBEHAVIOURS = ("html", "overpromise", "wrong-types", "429-day", "500", "huge", "drip", "drip-headers", "redirect")
 HUGE = 300 * 2**20
 
 
@@ -92,6 +93,15 @@ class Seen:
     headers: dict[str, str]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that closed its connection (a call given up at its deadline) is not an error of the fake."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @dataclass
 class FakeScholar:
     catalog: Catalog
@@ -117,7 +127,7 @@ class FakeScholar:
                 n = int(self.headers.get("Content-Length") or 0)
                 owner._handle(self, self.rfile.read(n))
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -169,6 +179,8 @@ class FakeScholar:
             payload = _wrong_types(service, payload)
         if fault == "drip":
             return _drip(h, payload, ctype, self.drip_s)
+        if fault == "drip-headers":
+            return _drip_headers(h, payload, ctype, self.drip_s)
         _send(h, status, payload, {"Content-Type": ctype})
 
     def _answer(self, service: str, path: str, query: str, body: bytes, empty: bool) -> tuple[int, bytes, str]:
@@ -227,6 +239,22 @@ def _drip(h: BaseHTTPRequestHandler, payload: bytes, ctype: str, every_s: float)
             h.wfile.write(payload[i:i + 1])
             h.wfile.flush()
             time.sleep(every_s)
+    except (BrokenPipeError, ConnectionResetError, OSError):
+        pass
+
+
+def _drip_headers(h: BaseHTTPRequestHandler, payload: bytes, ctype: str, every_s: float) -> None:
+    """A right answer whose status line and headers come one byte every ``every_s`` seconds (no read waits long
+    enough for a per-read time-out; the headers are never complete within a deadline of a few seconds)."""
+    h.close_connection = True
+    head = (f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {len(payload)}\r\n"
+            "X-Padding: " + "x" * 64 + "\r\nConnection: close\r\n\r\n").encode("latin-1")
+    try:
+        for i in range(len(head)):
+            h.wfile.write(head[i:i + 1])
+            h.wfile.flush()
+            time.sleep(every_s)
+        h.wfile.write(payload)
     except (BrokenPipeError, ConnectionResetError, OSError):
         pass
 

@@ -46,7 +46,8 @@ def test_library_enrich_from_a_service(fake: FakeScholar, tmp_path: Path, capsys
     before = bib.read_bytes()
     assert main(["library", "enrich", "--from", service, "--bib", str(bib)]) == 0
     out, err = capsys.readouterr()
-    assert f"asking {service}: to 127.0.0.1:{fake.port}: the titles, DOIs and arXiv ids of your entries" in err
+    assert f"asking {service}: to 127.0.0.1:{fake.port}: the titles, DOIs, arXiv ids" in err
+    assert "and years (as a range of three years either side) of your entries when completing them" in err
     assert "vaswani2017: gained abstract" in out and "nobody2021: not found" in out
     papers = by_key(library_beside(bib))
     vaswani, bert, alex = papers["vaswani2017"], papers["devlin2018bert"], papers["krizhevsky2012imagenet"]

@@ -1,9 +1,9 @@
-"""A misbehaving service never hangs nor stops the work: each of the four services, made to misbehave on every call
-by the loopback fake (tests/online_server.py: an HTML page, a feed promising more than it holds, fields of other
-types, 429 with a day-long Retry-After, 500, a 300 MB body, a body sent one byte a second, a redirect to a closed
-port), answers a lookup and a search within the total deadline, or fails with one SourceError line naming the
-source; never another exception. Also: the one rule for a name that is a folder and a service, the cache's
-expired rows deleted, an unusable answer not kept in the cache, and what a search sends."""
+"""A misbehaving service never hangs nor stops the work: each of the four services, made to misbehave on every call by
+the loopback fake (tests/online_server.py: an HTML page, a feed promising more than it holds, fields of other types, 429
+with a day-long Retry-After, 500, a 300 MB body, a body sent one byte a second, a status line and headers sent one byte
+a second, a redirect to a closed port), answers a lookup and a search within the total deadline, or fails with one
+SourceError line naming the source; never another exception. Also: the one rule for a name that is a folder and a
+service, the cache's expired rows deleted, an unusable answer not kept in the cache, and what a search sends."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_a_misbehaving_service_ends_quickly_with_one_line(fake: FakeScholar, tmp
     if mode in ("html", "wrong-types", "huge"):
         with pytest.raises(BadAnswer):
             source.search("self-attention for machine translation", 5)
-    if mode in ("429-day", "500", "drip", "redirect"):
+    if mode in ("429-day", "500", "drip", "drip-headers", "redirect"):
         with pytest.raises(SourceUnreachable):
             source.search("attention", 5)
 
@@ -85,6 +85,38 @@ def test_a_slow_drip_ends_at_the_deadline_not_per_read(fake: FakeScholar, tmp_pa
     with pytest.raises(SourceUnreachable, match=r"too slow|no answer within"):
         source.search("attention", 5)
     assert time.monotonic() - start < deadline + 2.0
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_headers_sent_one_byte_a_second_end_at_the_deadline(fake: FakeScholar, tmp_path: Path, service: str) -> None:
+    """The status line and headers dripped: the per-read time-out (30 s) never fires; the watchdog closes the
+    connection when the total deadline passes, and the call says so."""
+    fake.modes[service] = "drip-headers"
+    deadline = 2.0
+    source = open_source(service, settings_for(fake, tmp_path, online_timeout_s=30.0, online_deadline_s=deadline))
+    start = time.monotonic()
+    with pytest.raises(SourceUnreachable, match=r"did not finish answering .* within 2 s \(online_deadline_s\)"):
+        source.search("attention", 5)
+    assert time.monotonic() - start < deadline + 1.0, "the deadline held while the headers dripped"
+
+
+def test_an_old_urllib3_is_said_as_what_to_install_not_as_the_services_fault(
+        fake: FakeScholar, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import urllib3
+    import urllib3.response
+
+    with monkeypatch.context() as m:
+        m.setattr(urllib3, "__version__", "1.26.20")
+        with pytest.raises(SourceError, match=r"need urllib3 2\.6 or later \(installed: 1\.26\.20\)") as e:
+            open_source("openalex", settings_for(fake, tmp_path))
+        assert not isinstance(e.value, SourceUnreachable) and fake.seen == [], "refused before anything is sent"
+    source = open_source("openalex", settings_for(fake, tmp_path))
+    monkeypatch.delattr(urllib3.response.HTTPResponse, "read1")  # as urllib3 1.26's response
+    monkeypatch.delattr(urllib3.response.BaseHTTPResponse, "read1")
+    monkeypatch.setattr(urllib3, "__version__", "1.26.20")
+    with pytest.raises(SourceError, match=r"urllib3 2\.6 or later") as e:
+        source.search("attention", 5)
+    assert not isinstance(e.value, (SourceUnreachable, BadAnswer)), "not the service's fault"
 
 
 def test_a_redirect_is_not_followed_and_says_where(fake: FakeScholar, tmp_path: Path) -> None:

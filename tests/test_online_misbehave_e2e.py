@@ -1,8 +1,9 @@
-"""`library enrich --from <service>` and `fill --literature <service>` against each service misbehaving on every
-call (tests/online_server.py's modes), over a real library beside a real .bib: every run ends well within its
-deadline with a clear last line (the summary, or one `error: <service>: ...`), no traceback, no `unexpected
-...Error`, a failed literature search said once, and the .bib and the library's papers as they were. Also the
-one rule for a name that is a folder here and a service: refused by both commands before anything is sent."""
+"""`library enrich --from <service>` and `fill --literature <service>` against each service misbehaving on every call
+(tests/online_server.py's modes), over a real library beside a real .bib: every run ends within its deadline and a few
+seconds (a header drip included: a watchdog closes the connection) with a clear last line (the summary, or one `error:
+<service>: ...`), no traceback, no `unexpected ...Error`, a failed literature search said once, and the .bib and the
+library's papers as they were. Also the one rule for a name that is a folder here and a service: refused by both
+commands before anything is sent."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ from online_server import (
 pytestmark = pytest.mark.slow  # a real library (MiniLM)
 
 DATA = Path(__file__).parent / "data"
+DEADLINE_S = 1.5  # online_deadline_s of every run
+SLACK_S = 6.0  # the run's own work (opening the library, the models) on a loaded machine
 DRAFT = ("\\documentclass{article}\n\\begin{document}\n"
          "The Transformer relies on self-attention instead of recurrence for sequence transduction \\citep{?}.\n"
          "Deep convolutional neural networks classify ImageNet \\cite{?}.\n\\bibliography{refs}\n\\end{document}\n")
@@ -37,7 +40,8 @@ DRAFT = ("\\documentclass{article}\n\\begin{document}\n"
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     server, tried = pointed_fake(monkeypatch, list(read_records(DATA / "online-papers.jsonl")))
     for name, value in {"ONLINE_INTERVAL_S": "0", "ONLINE_TIMEOUT_S": "1", "ONLINE_RETRIES": "2",
-                        "ONLINE_BACKOFF_S": "0.05", "ONLINE_DEADLINE_S": "1.5", "LEARN_FROM_PICKS": "false",
+                        "ONLINE_BACKOFF_S": "0.05", "ONLINE_DEADLINE_S": str(DEADLINE_S), "LEARN_FROM_PICKS": "false",
+                        "SOURCES_REFRESH": "true",  # each run asks: an answer cached by an earlier mode hides none
                         "CACHE": str(tmp_path / "cache"), "LIBRARY": str(tmp_path / "no-default-library")}.items():
         monkeypatch.setenv(f"CITEFINDER_{name}", value)
     monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
@@ -92,7 +96,7 @@ def test_enrich_from_a_misbehaving_service_ends_cleanly_and_changes_nothing(
         fake.modes[service] = mode
         code, err, last, seconds = timed_run(["library", "enrich", "--from", service, "--bib", str(bib)], capsys,
                                              service)
-        assert seconds < 30, (mode, last)
+        assert seconds < DEADLINE_S + SLACK_S, (mode, seconds, last)
         assert bib.read_bytes() == before, mode
         if service == "arxiv" and mode == "overpromise":  # its first page is right (an id asked alone needs no
             held = papers(library_beside(bib))            # second page): what it holds may be used
@@ -115,7 +119,7 @@ def test_fill_with_a_misbehaving_literature_goes_on_and_says_so_once(
         assert code == 0, (mode, err[-1000:])
         assert f"asking {service}: to 127.0.0.1:{fake.port}: " in err, "said before the first call"
         assert err.count("could not be searched") <= 1, (mode, err)
-        assert seconds < 60, mode
+        assert seconds < DEADLINE_S + 2 * SLACK_S, (mode, seconds)  # the fill loads its models too
         assert (tmp_path / f"paper-{mode}.cited.tex").exists(), "the fill went on"
         assert bib.read_bytes() == before and papers(library_beside(bib)) == held, mode
 

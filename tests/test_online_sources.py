@@ -46,7 +46,7 @@ def test_the_four_services_are_registered_and_are_sources(fake: FakeScholar, tmp
     for name in ALL:
         source = open_source(name, settings_for(fake, tmp_path))
         assert isinstance(source, Source) and source.name == name
-        assert "titles, DOIs and arXiv ids of your entries" in source.sends and "slot's sentence" in source.sends
+        assert "of your entries when completing them" in source.sends and "slot's sentence" in source.sends
     assert fake.seen == [], "opening a source sends nothing"
 
 

@@ -1,6 +1,7 @@
 """The Settings page's online sources, driven headless with AppTest: what each service is sent, the contact
 address and Semantic Scholar key kept for the browser session only (never saved, never shown back), and the
-cached answers forgotten with one button."""
+cached answers forgotten with one button; a service is tested (one search, tests/online_server.py's fake) before the
+literature names it."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from streamlit.testing.v1 import AppTest
 
 from citefinder.sources.online.cache import AnswerCache
 from citefinder.ui import state
+from online_server import closed_port, pointed_fake, read_records
 
 pytestmark = pytest.mark.slow  # the page opens the library (MiniLM)
 
 ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).parent / "data"
 EMAIL, KEY = "private.person@example.org", "s2-key-not-to-be-saved"
 
 
@@ -70,6 +73,7 @@ def test_the_literature_is_chosen_on_the_settings_page_and_checked_first(monkeyp
                                                                           tmp_path: Path,
                                                                           user_settings_file: Path) -> None:
     empty_library(tmp_path, monkeypatch)
+    fake, tried = pointed_fake(monkeypatch, list(read_records(DATA / "online-papers.jsonl")))
     at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
     field = "Literature library folder, or openalex, s2, arxiv, crossref"
     by_label(at.text_input, field).set_value(str(tmp_path / "not-a-library"))
@@ -82,6 +86,39 @@ def test_the_literature_is_chosen_on_the_settings_page_and_checked_first(monkeyp
     settings = at.session_state[state.SETTINGS]
     assert (settings.literature, settings.literature_when) == ("openalex", "always")
     assert '"literature": "openalex"' in user_settings_file.read_text()  # kept for the user, as other settings
+    assert len(fake.calls("openalex")) == 1, "tested before it was kept"
+    fake.close()
+    assert tried == []
+
+
+def test_a_service_is_tested_and_refused_when_it_cannot_answer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                               user_settings_file: Path) -> None:
+    empty_library(tmp_path, monkeypatch)
+    fake, tried = pointed_fake(monkeypatch, list(read_records(DATA / "online-papers.jsonl")))
+    at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
+    field = "Literature library folder, or openalex, s2, arxiv, crossref"
+    by_label(at.text_input, field).set_value("crossref")
+    at.button(key="FormSubmitter:literature-Test").click().run()
+    assert any(f"crossref answered at 127.0.0.1:{fake.port}" in re.sub(r"\\(.)", r"\1", m.value) for m in at.success)
+    assert at.session_state[state.SETTINGS].literature == "", "a test applies nothing"
+    [call] = fake.calls("crossref")
+    assert "query=attention" in call.query
+
+    fake.modes["crossref"] = "html"  # something answers there, not as Crossref does
+    at.button(key="FormSubmitter:literature-Apply").click().run()
+    assert at.session_state[state.SETTINGS].literature == ""
+    said = " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
+    assert "Not applied." in said and "answered, but not as crossref does" in said
+
+    monkeypatch.setenv("CITEFINDER_S2_URL", f"http://127.0.0.1:{closed_port()}/s2")
+    at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
+    by_label(at.text_input, field).set_value("s2")
+    at.button(key="FormSubmitter:literature-Apply").click().run()
+    assert at.session_state[state.SETTINGS].literature == ""
+    said = " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
+    assert "Not applied. s2 cannot be reached now" in said
+    fake.close()
+    assert tried == []
 
 
 def test_a_source_whose_client_is_missing_is_refused_where_it_is_chosen(monkeypatch: pytest.MonkeyPatch,
@@ -106,6 +143,7 @@ def test_a_source_whose_client_is_missing_is_refused_where_it_is_chosen(monkeypa
 def test_a_name_that_is_a_folder_here_and_a_service_is_refused_on_the_settings_page(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, user_settings_file: Path) -> None:
     empty_library(tmp_path, monkeypatch)
+    fake, _ = pointed_fake(monkeypatch, list(read_records(DATA / "online-papers.jsonl")))
     (tmp_path / "arxiv").mkdir()
     monkeypatch.chdir(tmp_path)
     at = AppTest.from_file(str(ROOT / "pages" / "3_Settings.py"), default_timeout=180).run()
@@ -117,6 +155,7 @@ def test_a_name_that_is_a_folder_here_and_a_service_is_refused_on_the_settings_p
     by_label(at.text_input, field).set_value("arxiv:")
     at.button(key="FormSubmitter:literature-Apply").click().run()
     assert at.session_state[state.SETTINGS].literature == "arxiv:"
+    fake.close()
 
 
 @pytest.mark.parametrize("page", ["6_Check.py", "1_Cite.py"])
@@ -130,5 +169,6 @@ def test_the_pages_say_what_an_online_literature_is_sent(monkeypatch: pytest.Mon
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=240).run()
     said = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))
     assert not at.exception and "Nothing leaves this machine" not in said
-    assert ("The literature is openalex: sent to api.openalex.org: the titles, DOIs and arXiv ids of your entries "
-            "when completing them, each slot's sentence (at most 400 characters) when searching") in said
+    assert ("The literature is openalex: sent to api.openalex.org: the titles, DOIs, arXiv ids (as arXiv DOIs) and "
+            "years (as a range of three years either side) of your entries when completing them, each slot's "
+            "sentence (at most 400 characters) when searching") in said

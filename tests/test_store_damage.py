@@ -1,7 +1,8 @@
-"""Three ways a library's files get damaged on disk, each named in one line and repaired from what the
-stored papers allow (issue 21): a half-truncated HNSW segment ("Error finding id"), a half-truncated
-index_metadata.pickle (what a full disk during Chroma's compaction leaves: "Error sending backfill
-request to compactor"), and a half-truncated embedding queue ("database disk image is malformed").
+"""Ways a library's files get damaged on disk, each named in one line and repaired from what the stored papers
+allow (issues 21, 51): a half-truncated HNSW segment ("Error finding id"), a half-truncated index_metadata.pickle
+(what a full disk during Chroma's compaction leaves: "Error sending backfill request to compactor"), a deleted
+HNSW segment folder (Chroma opens it as if nothing were wrong), chroma.sqlite3 cut in half (Chroma: "Cannot
+connect ... database disk image is malformed"), and a half-truncated embedding queue.
 Real Chroma, bm25s and MiniLM, the CLI run in its own process."""
 
 from __future__ import annotations
@@ -72,6 +73,51 @@ def test_a_damaged_vector_index_is_named_and_rebuilt(embedded, tmp_path, victim,
     out = _cli("find", QUERY, "--library", str(folder), "--json")
     assert out.returncode == 0, out.stderr
     assert '"doc_id": "p17"' in out.stdout
+
+
+def test_a_deleted_vector_index_folder_is_named_and_rebuilt(embedded, tmp_path):
+    folder = tmp_path / "lib"
+    shutil.copytree(embedded, folder)
+    (segment,) = [d for d in (folder / "chroma").iterdir() if d.is_dir()]
+    shutil.rmtree(segment)
+
+    for command in (["library", "stats"], ["find", QUERY]):
+        out = _cli(*command, "--library", str(folder))
+        assert out.returncode == 2, out.stderr
+        last = out.stderr.strip().splitlines()[-1]
+        assert last.startswith("error: Chroma's vector index of the library") and "is missing" in last, last
+        assert f"chroma/{segment.name}" in last and "citefinder library repair" in last
+        assert "InternalError" not in out.stderr and "Traceback" not in out.stderr
+
+    out = _cli("library", "repair", "--library", str(folder))
+    assert out.returncode == 0, out.stderr
+    assert "re-embedded" in out.stdout and "the library is consistent" in out.stdout, out.stdout
+    assert "holds 1200 papers (0 awaiting vectors)" in out.stdout
+    out = _cli("find", QUERY, "--library", str(folder), "--json")
+    assert out.returncode == 0, out.stderr
+    assert '"doc_id": "p17"' in out.stdout
+
+
+def test_a_store_file_cut_in_half_is_named_as_damage_and_repair_keeps_what_it_holds(embedded, tmp_path):
+    folder = tmp_path / "lib"
+    shutil.copytree(embedded, folder)
+    _halve(folder / "chroma" / "chroma.sqlite3")
+
+    out = _cli("library", "stats", "--library", str(folder))
+    assert out.returncode == 2, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert "Chroma store file" in last and "is damaged (database disk image is malformed" in last, last
+    assert "Cannot connect" not in last and "citefinder library repair" in last
+
+    out = _cli("library", "repair", "--library", str(folder))
+    assert out.returncode == 0, out.stderr
+    assert "the Chroma store file chroma.sqlite3 was damaged" in out.stdout and "set the store aside" in out.stdout
+    kept = int(out.stdout.split("stored again the ")[1].split()[0])
+    assert 100 < kept < 1200, out.stdout  # the records of the half that is left
+    assert f"holds {kept} papers (0 awaiting vectors)" in out.stdout
+    assert any(d.name.startswith("damaged-store-") for d in folder.iterdir())
+    lib = Library.open(Settings(library=folder))
+    assert (lib.count(), lib.embedded_count()) == (kept, kept) and lib.problems() == []
 
 
 def test_a_damaged_embedding_queue_is_named_and_what_it_holds_is_kept(tmp_path):

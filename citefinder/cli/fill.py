@@ -109,8 +109,9 @@ def summary_lines(outcome: Any, bib_out: Path | None) -> list[str]:
     if not outcome.bibs:
         head = f"{len(keys)} of {len(slots)} slots filled; {outcome.entries} entries written to {bib_out}{where}{more}"
     else:
-        head = (f"{len(keys)} of {len(slots)} slots filled with keys of {', '.join(str(b) for b in outcome.bibs)}"
-                f"{where}{more}")
+        from citefinder.workflow.filled_from import filled_from  # which keys come from which .bib
+
+        head = f"{filled_from(keys, len(slots), outcome.bibs, outcome.references)}{where}{more}"
     return [head, *(f"  {line}" for line in unfilled_report(slots, keys))]
 
 

@@ -50,12 +50,17 @@ class CheckRun:
         return self.source.encode(replace_keys(self.source.text, citations, self.fixes))
 
 
+def new_upload() -> None:
+    """A new .tex or .bib was uploaded (or one removed): the results of the files before leave the page."""
+    st.session_state.pop(RUN, None)
+
+
 def uploaders() -> None:
     left, right = st.columns(2)
-    left.file_uploader("Your LaTeX draft (.tex)", type=["tex"], key=TEX,
+    left.file_uploader("Your LaTeX draft (.tex)", type=["tex"], key=TEX, on_change=new_upload,
                        help="The file with \\cite{...} commands. Files it \\input are not read here: check them one "
                             "by one, or run `citefinder check main.tex` on the whole project.")
-    right.file_uploader("Its bibliography (.bib or CSL-JSON)", type=["bib", "json"], key=BIB,
+    right.file_uploader("Its bibliography (.bib or CSL-JSON)", type=["bib", "json"], key=BIB, on_change=new_upload,
                         help="The .bib your draft cites from; a library is built from it once.")
 
 

@@ -26,8 +26,7 @@ WHEN = {"unsure": "When nothing of yours is confident", "always": "For every slo
 
 def literature_form(settings: Settings) -> None:
     """The literature beside the user's library (the settings ``literature`` and ``literature_when``): a literature
-    library folder or an online source's name, checked before it is kept."""
-    from citefinder.sources.registry import check_literature
+    library folder or an online source's name, checked before it is kept (a service: asked once, :func:`usable`)."""
     from citefinder.ui import settings_view
 
     st.subheader("The literature")
@@ -41,18 +40,47 @@ def literature_form(settings: Settings) -> None:
                              value=settings.literature, placeholder="empty: off")
         when = st.radio("Search it", list(WHEN), format_func=WHEN.__getitem__, horizontal=True,
                         index=list(WHEN).index(settings.literature_when))
-        saved = st.form_submit_button("Apply", type="primary")
-    if not saved:
+        c1, c2 = st.columns(2)
+        saved = c1.form_submit_button("Apply", type="primary", help="A service is tested first and kept only "
+                                      "when it answers.")
+        test = c2.form_submit_button("Test", help="Ask the service once (a search for one fixed word, nothing of "
+                                     "yours) without applying it.")
+    if not (saved or test):
         return
     spec = spec.strip()
-    if spec:
-        try:
-            check_literature(spec, settings)  # the one rule (sources/registry.py); a missing client refused here
-        except CitefinderError as e:
-            st.error(f"Not applied. {escape_markdown(e)}", icon=":material/error:")
-            return
+    if spec and not usable(spec, settings, test):
+        return
+    if test:
+        if not spec:
+            st.info("Nothing to test: no literature named.")
+        return
     if settings_view.apply({"literature": spec, "literature_when": when}):
         st.success(f"The literature is {escape_markdown(spec)}." if spec else "The literature is off.")
+
+
+def usable(spec: str, settings: Settings, test: bool) -> bool:
+    """The literature ``spec`` checked as it is chosen: the one rule and the client (sources/registry.py), and a
+    service's reachability (sources/reach.py: one small call, said while it runs); the outcome shown."""
+    from citefinder.sources.reach import check_reachable, probe_text
+    from citefinder.sources.registry import check_literature
+
+    refused = "" if test else "Not applied. "
+    try:
+        named = check_literature(spec, settings)
+        if named.kind != "service":
+            if test:
+                st.success(f"{escape_markdown(spec)} is a literature library folder.")
+            return True
+        with st.spinner(f"Testing {named.service}: {probe_text(named.service)}..."):
+            reach = check_reachable(spec, settings)
+    except CitefinderError as e:
+        st.error(f"{refused}{escape_markdown(e)}", icon=":material/error:")
+        return False
+    if not reach.ok:
+        st.error(f"{refused}{escape_markdown(reach.message)}", icon=":material/error:")
+    elif test:
+        st.success(escape_markdown(reach.message))
+    return reach.ok
 
 
 def online_form(settings: Settings) -> None:

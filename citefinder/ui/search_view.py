@@ -3,12 +3,14 @@ draft open on the Cite page (cited alone, or added to what the slot cites)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from citefinder.config import Settings
 from citefinder.library.bibtex import bib_key_for
 from citefinder.types import Paper, SlotResult
-from citefinder.ui import render, state
+from citefinder.ui import paired_bib, render, resources, state
 from citefinder.ui.cite import choices as ch
 from citefinder.ui.markdown import escape_markdown
 
@@ -37,7 +39,23 @@ def slot_picker() -> tuple[state.CiteRun, int] | None:
     return run, int(index)
 
 
+def not_in_run(run: state.CiteRun, library: Any, paper: Paper) -> str | None:
+    """Why ``paper`` cannot go into a slot of ``run`` (None: it can): it is not in the library the draft was filled
+    from (``library``: the .bib paired with the draft has a library of its own), so the draft would cite a key
+    that is not there."""
+    if library.get([paper.doc_id]):
+        return None
+    where = (f"{run.paired.name}, the .bib paired with the draft" if run.paired is not None
+             else f"the library {library.path}, which the draft was filled from")
+    return (f"“{paper.title[:60]}” is not in {where}: the draft would cite a key that is not there. Add its entry "
+            "there and fill again, or pick among the slot's own candidates on the Cite page.")
+
+
 def _put(settings: Settings, run: state.CiteRun, index: int, paper: Paper, alone: bool) -> None:
+    library = paired_bib.run_library(run, resources.get_library(settings))
+    if (why := not_in_run(run, library, paper)) is not None:  # said plainly, nothing changed
+        st.toast(escape_markdown(why), icon=":material/block:")
+        return
     if alone:
         ch.choose(settings, index, paper.doc_id, paper)
     else:

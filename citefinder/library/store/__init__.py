@@ -55,6 +55,22 @@ from citefinder.types import Hit, Paper
 
 log = logging.getLogger(__name__)
 
+
+def salvage_store(path: Path) -> tuple[list[Paper], str] | None:
+    """For a repair: a damaged chroma.sqlite3's papers (those it still holds) and the store set aside, with the
+    line that says so; None when the file is sound."""
+    from citefinder.library.store.chroma_files import damaged_store, salvage_papers, set_aside
+
+    if (why := damaged_store(path)) is None:
+        return None
+    papers, lost = salvage_papers(path)
+    aside = set_aside(path)
+    log.warning("chroma.sqlite3 of %s was damaged (%s); set aside to %s", path, why, aside)
+    return papers, (f"the Chroma store file chroma.sqlite3 was damaged ({why}); set the store aside to {aside.name} "
+                    f"(delete it once the library works) and stored again the {len(papers)} papers it still held"
+                    + (f" ({lost} records could not be read)" if lost else ""))
+
+
 __all__ = ["BM25_DIR", "Library", "Progress", "delete_library"]
 
 
@@ -87,6 +103,7 @@ class Library(LibraryRepairs):
         if not repair:
             check_store_files(settings, path, manifest)
         queue_log = PendingQueue(path).salvage() if repair else []
+        salvaged = salvage_store(path) if repair and not settings.chroma_host and not read_only else None
         store_path = read_only_copy(path) if read_only and not settings.chroma_host else None
         name = collection_name(settings, path, manifest)
         # Two processes creating one new store at once race inside Chroma ("table collections already exists").
@@ -112,6 +129,10 @@ class Library(LibraryRepairs):
                     write_manifest(path, {"version": 1, "embedder": embedder.spec.to_dict(), "collection": name,
                                           "generation": 0, "dirty": False, MARKED: True,
                                           "papers": lib.count(), "embedded": lib.embedded_count()})
+        if salvaged is not None:  # a damaged chroma.sqlite3 set aside: what it held is stored again
+            papers, line = salvaged
+            lib.add_papers(papers)
+            queue_log.append(line)
         if repair:
             lib.repair_log = queue_log + lib.repair()
         else:

@@ -146,6 +146,8 @@ def check_store_files(settings: Settings, path: Path, manifest: dict[str, Any]) 
         files.append((path / CHROMA_DIR / "chroma.sqlite3", embedded, "with vectors"))
     if papers - embedded > 0:
         files.append((path / PENDING_FILE, papers - embedded, "awaiting vectors"))
+    if not settings.chroma_host:
+        check_chroma_files(path)
     for file, n, what in files:
         if not file.is_file() or file.stat().st_size == 0:
             state = "missing" if not file.exists() else "empty"
@@ -167,3 +169,22 @@ def collection_name(settings: Settings, path: Path, manifest: dict[str, Any]) ->
     digest = hashlib.sha1(str(path.expanduser().resolve()).encode()).hexdigest()[:12]
     return f"{settings.collection}-{digest}"
 
+
+
+def check_chroma_files(path: Path) -> None:
+    """Before Chroma opens them: a damaged chroma.sqlite3, or a vector index folder that is gone, is named
+    (:mod:`~citefinder.library.store.chroma_files`) with how to repair it."""
+    from citefinder.library.store.chroma_files import STORE_FILE, damaged_store, lost_vector_folders
+
+    store = path / CHROMA_DIR / STORE_FILE
+    if (why := damaged_store(path)) is not None:
+        raise LibraryDamagedError(
+            f"The library's Chroma store file {store} is damaged ({why}): it was cut short or overwritten. "
+            "Restore the folder from a backup, or run `citefinder library repair`: it keeps the papers the file "
+            "still holds, sets the damaged store aside and embeds them again.")
+    if lost := lost_vector_folders(path):
+        raise LibraryDamagedError(
+            f"Chroma's vector index of the library at {path} is missing: its segment folder "
+            f"{CHROMA_DIR}/{lost[0]} beside {STORE_FILE} was deleted or emptied, so dense search would miss the "
+            "papers whose vectors it held. Run `citefinder library repair`: it rebuilds the index from the "
+            "stored papers (their vectors embedded again).")

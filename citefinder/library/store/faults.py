@@ -27,7 +27,8 @@ _READ_ONLY_TEXT = ("readonly database", "read-only file system", "attempt to wri
 # its compactor failing to write the segment (a full disk during compaction): "Error sending backfill
 # request to compactor"
 _DAMAGED_INDEX_TEXT = ("error finding id", "hnsw segment reader", "hnsw segment writer", "error deserializing pickle",
-                       "backfill request to compactor", "error loading hnsw index")
+                       "backfill request to compactor", "error loading hnsw index",
+                       "error executing plan")  # a query over a segment folder that is gone
 _DAMAGED_FILE_TEXT = ("database disk image is malformed", "file is not a database")
 
 

@@ -34,6 +34,7 @@ into over under between both each more most other some only new show shows shown
 
 class Arxiv(OnlineSource):
     name = NAME
+    completes_with = ("title", "arxiv")  # what its lookups send (service.SENT)
     id_batch = 50
 
     def _results(self, search_kw: dict[str, Any], size: int, what: str) -> list[SourceRecord]:
@@ -110,4 +111,4 @@ def atom_ok(body: bytes) -> bool:
 def open_arxiv(settings: Any) -> Arxiv:
     need("arxiv", NAME)
     http = open_http(NAME, settings.arxiv_url, settings, interval_s=INTERVAL_S, valid=atom_ok)
-    return Arxiv(http, sends_text(http.host, context_sentences=settings.context_sentences))
+    return Arxiv(http, sends_text(http.host, Arxiv.completes_with, context_sentences=settings.context_sentences))

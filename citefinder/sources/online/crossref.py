@@ -33,6 +33,7 @@ YEARS = 3
 
 class Crossref(OnlineSource):
     name = NAME
+    completes_with = ("title", "doi", "surname", "years")  # what its lookups send (service.SENT)
     id_batch = 50
 
     def _works(self, params: dict[str, Any], what: str) -> list[SourceRecord]:
@@ -113,5 +114,5 @@ def open_crossref(settings: Any) -> Crossref:
     need("habanero", NAME)
     headers = with_contact(settings)
     http = open_http(NAME, settings.crossref_url, settings, interval_s=0.1 if headers else 0.2, headers=headers)
-    return Crossref(http, sends_text(http.host, contact=bool(headers),
+    return Crossref(http, sends_text(http.host, Crossref.completes_with, contact=bool(headers),
                                        context_sentences=settings.context_sentences))

@@ -7,10 +7,11 @@ Every call of every service goes through :meth:`Http.fetch`:
 - **paced**: calls to one service are spaced by its documented interval, across threads (:func:`wait_turn`);
 - **retried**: 429 and 5xx are asked again after what ``Retry-After`` says (seconds or an HTTP date; a wait
   longer than ``online_max_wait_s`` gives up instead), else after a doubling back-off; a time-out is retried;
-- **bounded**: every call has a total deadline (``online_deadline_s``: retries, waits and a body read one byte a
-  second included) and a cap on the bytes it reads (``online_max_bytes``); a Retry-After longer than what is left
-  of the deadline is not waited out; a redirect is not followed (the disclosure names one host); a refused
-  connection (no network) fails at once; each with one line that names the source, never a traceback or a hang;
+- **bounded**: every call has a total deadline (``online_deadline_s``: retries, waits, a status line, headers or body
+  sent one byte a second included: a watchdog closes the connection, :mod:`.watchdog`) and a cap on the bytes it reads
+  (``online_max_bytes``); a Retry-After longer than what is left of the deadline is not waited out; a redirect is not
+  followed (the disclosure names one host); a refused connection (no network) fails at once; each with one line that
+  names the source, never a traceback or a hang;
 - **quiet about secrets**: the contact address and keys travel in headers, which are neither part of the cache
   key nor logged; the request line logged and cached holds only what the user chose to send.
 
@@ -34,6 +35,7 @@ from urllib.parse import urlsplit
 
 from citefinder.errors import SourceError
 from citefinder.sources.online.cache import AnswerCache
+from citefinder.sources.online.watchdog import Watchdog, need_urllib3, watched_adapter
 
 log = logging.getLogger(__name__)
 
@@ -228,8 +230,9 @@ class Http:
             log.debug("%s: %s %s (%s)", self.service, call.method, url, call.what or "call")
             self.counts.sent += 1
             tries += 1
+            watchdog = Watchdog(left)  # the deadline holds while the status line and headers arrive too
             try:
-                with self._http().request(
+                with watchdog, self._http().request(
                         call.method, url, data=call.body or None, timeout=min(self.polite.timeout_s, left),
                         stream=True, allow_redirects=False,
                         headers={"User-Agent": USER_AGENT, **self.headers,
@@ -243,10 +246,16 @@ class Http:
                             f"{self.host} only; set {self.service}_url to the service's address.")
                     if status >= 400:
                         text = _read1(response, 200)  # one read: a drip waits no longer
+                if watchdog.fired:  # the connection was closed under a read: what came is not the answer
+                    raise self._late(call)
             except requests.Timeout:
+                if watchdog.fired:
+                    raise self._late(call) from None
                 last = f"no answer within {min(self.polite.timeout_s, left):g} s"
                 wait = self._backoff(attempt)
             except requests.RequestException as e:
+                if watchdog.fired:  # the watchdog closed the connection: the deadline's line, not its symptom
+                    raise self._late(call) from None
                 raise SourceUnreachable(
                     f"{self.service}: cannot reach {self.host} ({_reason(e)}). Check the network, or leave the "
                     "source off; answers received so far are cached and the next run resumes.") from None
@@ -308,6 +317,12 @@ class Http:
                     "(online_deadline_s), too slow; try again later, the answers so far are cached.")
         return b"".join(parts)
 
+    def _late(self, call: Call) -> SourceUnreachable:
+        return SourceUnreachable(
+            f"{self.service}: {self.host} did not finish answering {call.what or 'a call'} within "
+            f"{self.polite.deadline_s:g} s (online_deadline_s), too slow; the connection was closed. Try again "
+            "later, the answers so far are cached.")
+
     @staticmethod
     def _left(deadline: float) -> float:
         return max(0.0, deadline - time.monotonic())
@@ -321,6 +336,9 @@ class Http:
         with self._lock:
             if self._session is None:
                 self._session = requests.Session()
+                adapter = watched_adapter()  # its connections are closed by the call's watchdog at the deadline
+                self._session.mount("http://", adapter)
+                self._session.mount("https://", adapter)
             return self._session
 
     def _tell(self, call: Call, cached: bool, status: int | None, t0: float, retries: int) -> None:
@@ -352,8 +370,12 @@ def _read1(response: Any, size: int) -> bytes:
     import requests
     import urllib3
 
+    read1 = getattr(response.raw, "read1", None)
+    if read1 is None:  # urllib3 older than 2.6: said as what to install, not as the service's fault
+        need_urllib3()
+        raise SourceError("The online sources need urllib3 2.6 or later: pip install 'citefinder[online]'.")
     try:
-        return bytes(response.raw.read1(size, decode_content=True) or b"")
+        return bytes(read1(size, decode_content=True) or b"")
     except urllib3.exceptions.ReadTimeoutError as e:
         raise requests.exceptions.ReadTimeout(str(e)) from None
     except urllib3.exceptions.HTTPError as e:

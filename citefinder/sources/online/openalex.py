@@ -42,6 +42,7 @@ YEARS = 3  # a title is asked within this many years of the entry's (a preprint 
 
 class OpenAlex(OnlineSource):
     name = NAME
+    completes_with = ("title", "doi", "arxiv-doi", "years")  # what its lookups send (service.SENT)
     id_batch = 50
 
     def _path(self, query: Any, per_page: int) -> str:
@@ -131,5 +132,5 @@ def open_openalex(settings: Any) -> OpenAlex:
     need("pyalex", NAME)
     headers = with_contact(settings)
     http = open_http(NAME, settings.openalex_url, settings, interval_s=INTERVAL_S, headers=headers)
-    return OpenAlex(http, sends_text(http.host, contact=bool(headers),
+    return OpenAlex(http, sends_text(http.host, OpenAlex.completes_with, contact=bool(headers),
                                        context_sentences=settings.context_sentences))

@@ -47,6 +47,7 @@ PREFIX = {"doi": "DOI:", "arxiv": "ARXIV:"}
 
 class SemanticScholar(OnlineSource):
     name = NAME
+    completes_with = ("title", "doi", "arxiv", "years")  # what its lookups send (service.SENT)
     id_batch = 500
 
     def __init__(self, http: Any, sends: str) -> None:
@@ -120,5 +121,5 @@ def open_s2(settings: Any) -> SemanticScholar:
     key = secret(settings.s2_api_key)
     http = open_http(NAME, settings.s2_url, settings, interval_s=INTERVAL_S,
                      headers={"x-api-key": key} if key else {})
-    return SemanticScholar(http, sends_text(http.host, key=bool(key),
+    return SemanticScholar(http, sends_text(http.host, SemanticScholar.completes_with, key=bool(key),
                                               context_sentences=settings.context_sentences))

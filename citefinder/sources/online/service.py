@@ -24,6 +24,7 @@ from citefinder.library.identity import arxiv_id_from_doi, make_doc_id, normaliz
 from citefinder.sources.base import Lookup, LookupBy, SourceRecord, fold, searched_text
 from citefinder.sources.online.cache import AnswerCache, cache_path
 from citefinder.sources.online.http import BadAnswer, Call, Counts, Hook, Http, Polite
+from citefinder.sources.online.watchdog import need_urllib3
 from citefinder.types import Paper
 
 log = logging.getLogger(__name__)
@@ -46,13 +47,26 @@ def need(module: str, service: str) -> ModuleType:
                           f"{INSTALL}") from None
 
 
-def sends_text(host: str, *, contact: bool = False, key: bool = False, context_sentences: int = 0) -> str:
-    """What a service's calls send, said before the first one (the search's part is
-    :func:`citefinder.sources.base.searched_text`, the words of what :func:`~citefinder.sources.base.search_text`
-    sends)."""
+# What completing an entry may send, in the words of the disclosure: each service names the parts its calls carry
+# (``completes_with``), and the disclosure lists exactly those (tests/test_online_disclosure.py compares them with
+# what a loopback fake receives).
+SENT = {"title": "titles", "doi": "DOIs", "arxiv": "arXiv ids", "arxiv-doi": "arXiv ids (as arXiv DOIs)",
+        "surname": "first authors' surnames", "years": "years (as a range of three years either side)"}
+
+
+def listed(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def sends_text(host: str, completes_with: Sequence[str], *, contact: bool = False, key: bool = False,
+               context_sentences: int = 0) -> str:
+    """What a service's calls send, said before the first one: the parts of an entry its lookups carry
+    (``completes_with``, keys of :data:`SENT`), and the search's part (:func:`citefinder.sources.base.searched_text`,
+    the words of what :func:`~citefinder.sources.base.search_text` sends)."""
     extra = (" and your contact address" if contact else "") + (" and your API key" if key else "")
-    return (f"to {host}: the titles, DOIs and arXiv ids of your entries when completing them, "
-            f"{searched_text(context_sentences)} when searching for papers you don't have{extra}")
+    return (f"to {host}: the {listed([SENT[part] for part in completes_with])} of your entries when completing "
+            f"them, {searched_text(context_sentences)} when searching for papers you don't have{extra}")
 
 
 def clean(text: str | None) -> str:
@@ -82,6 +96,7 @@ class OnlineSource:
 
     name = "online"
     id_batch = 50
+    completes_with: tuple[str, ...] = ()  # the parts of an entry its lookups send (keys of SENT)
 
     def __init__(self, http: Http, sends: str) -> None:
         self.http = http
@@ -206,6 +221,7 @@ def open_http(service: str, base_url: str, settings: Any, *, interval_s: float,
               headers: Mapping[str, str] | None = None, valid: Any = json_ok) -> Http:
     """The :class:`Http` of ``service`` as the settings configure it: its cache under the library (cleared first
     when ``sources_refresh`` is on), its pace (``online_interval_s`` or the service's documented one)."""
+    need_urllib3()  # the streamed read needs urllib3 2.6 or later: said here, before anything is sent
     cache = None
     if settings.sources_cache_days > 0:
         path = settings.sources_cache or cache_path(Path(settings.library).expanduser())
