@@ -261,7 +261,10 @@ def relation(mention: Mention | None, names: NameSet) -> Relation:
         return "sequel"
     if own:
         return "variant"  # a landmark's known name held only as a title head
-    single = [n for n in names.names if " " not in n.written and n.source != "known"]
+    single = [n for n in names.names if " " not in n.written]
     if len(key) >= 3 and any(key in n.key and n.key != key and not n.key.replace(key, "").isdigit() for n in single):
         return "variant"
+    if any(n.source == "known" and " " in n.written and key in {_key(w) for w in re.split(r"[\s-]+", n.written)}
+           for n in names.names):
+        return "variant"  # "pre-activation ResNet" for "ResNet"
     return "other"
