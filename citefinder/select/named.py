@@ -7,15 +7,13 @@ Transformer architecture [CITATION]" cites *Attention Is All You Need* (the name
 State-of-the-Art NLP*. The words of a cousin match the sentence as well as the named paper's do (often better),
 so the ranking alone swaps them; this module is the hard rule the selection applies after it:
 
-- :func:`named_work`: the work a slot's sentence names right before its marker ("BERT", "the Transformer",
-  "ResNet", "Adam"), or None;
-- :func:`own_names`: a paper's own short names — the name the literature knows it by (known names), its title's
-  head before a colon ("BERT: ...", "Sentence-BERT: ..."), a parenthesised acronym of its title, a short title
-  that is a name ("Mask R-CNN");
-- :func:`named_match` ``(focus, paper) -> NamedMatch``: whether ``paper`` is the named paper ("named"), a cousin
-  (its own name contains the name, or its title mentions it: "cousin"), another paper ("other"), or whether the
-  sentence names no work at all ("none"). Read by the fill's rule below, the Check page and the literature tier;
-  the auto-fill model may read it as a feature;
+- :func:`named_work` / :func:`named_mention`: the work a slot's sentence names right before its marker, read by the
+  named-slot detector of :mod:`citefinder.retrieve.query.naming` (a size mark is the same work, a version mark a
+  sequel, a surname of the library's authors after "Following" a person, a plural after "in" a library);
+- :func:`own_names`: a paper's names (:func:`~citefinder.retrieve.query.naming.names_of`: known names, title head,
+  acronyms, the names its abstract introduces);
+- :func:`named_match` ``(focus, paper) -> NamedMatch``: "named" (:func:`~citefinder.retrieve.query.naming.relation`
+  "same"), a cousin (a sequel or a variant, or its title mentions the name), "other", or "none" (no work named);
 - :class:`Owners`: which papers of a library (the user's, or a literature library read in place) own a name,
   read from its names index (:mod:`citefinder.index.names`, weights of a known name or a title's head) and its
   citation memory (:mod:`citefinder.index.citednames`: how other authors name it);
@@ -279,8 +277,9 @@ def _person(mention: Mention, candidates: Sequence[Candidate], selection: Select
     by = [c.doc_id for c in candidates if any(surname(a) == who for a in c.paper.authors)]
     order = _first(candidates, by) or tuple(candidates)
     pick = selection.paper
-    if selection.status != "found" or pick is None or pick.doc_id in by \
-            or mention.key not in naming.names_of(pick).keys:
+    if pick is not None and pick.doc_id in by:
+        return None
+    if selection.status != "found" or pick is None or mention.key not in naming.names_of(pick).keys:
         return Decision("ordered", mention.written, selection, order, "", NamedMatch("none")) if by else None
     why = (f"the sentence reads {mention.written} as a person (an author of your library), not as "
            f"{pick.title[:80]!r}, which is named so: not filled")
@@ -342,8 +341,8 @@ def apply_named(focus: str, candidates: tuple[Candidate, ...], selection: Select
     if decision is None:
         return selection, trace, candidates
     if decision.action == "ordered":  # nothing filled: the named paper first among those shown
-        note = {"name": decision.name, "action": "ordered", "first": decision.candidates[0].doc_id}
-        return selection, replace(trace, details={**trace.details, "named": note}), decision.candidates
+        first: dict[str, Any] = {"name": decision.name, "action": "ordered", "first": decision.candidates[0].doc_id}
+        return selection, replace(trace, details={**trace.details, "named": first}), decision.candidates
     note = {"name": decision.name, "action": decision.action, "why": decision.why, "pick": decision.top.kind,
             "before": selection.paper.doc_id if selection.paper else None,
             "selected": decision.selection.paper.doc_id if decision.selection.paper else None}
@@ -370,12 +369,11 @@ def named_first(focus: str, candidates: Sequence[Candidate], library: Any = None
     ranking missed ("the Transformer" -> *Attention Is All You Need*, not five papers with Transformer in their
     titles). ``holds``: the user's library holds the paper (not offered as new). Unchanged when the sentence names
     no work."""
-    name = named_work(focus)
-    if not name:
+    mention = named_mention(focus)
+    if mention is None or mention.reading == "person":
         return list(candidates)
-    key = _key(name)
-    found = Owners(library).of(name) if library is not None else ()
-    first = [c for c in candidates if c.doc_id in set(found) or owns(c.paper, key)]
+    found = Owners(library).of(mention) if library is not None else ()
+    first = [c for c in candidates if c.doc_id in set(found) or match_name(mention, c.paper).named]
     have = {c.doc_id for c in candidates}
     extra: list[Candidate] = []
     missing = [d for d in found if d not in have][: max(0, limit - len(first))]
