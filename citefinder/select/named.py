@@ -221,19 +221,18 @@ def described(focus: str, name: str, paper: Paper) -> bool:
 
 def _stands(focus: str, name: str, key: str, pick: NamedMatch, paper: Paper, found: Sequence[str],
             elsewhere: bool = False) -> bool:
-    """Whether the rule overrules a pick that is not the named paper (measured on the drafts-dev training part:
-    bench/RESULTS.md, section 43, names): a cousin by its own one-word name (ALBERT for BERT) always; a cousin whose
-    title mentions the name when the name is a landmark's known name or the library holds the named paper; another paper
-    when the name is a landmark's known name, or ``elsewhere``: the literature (when set) holds the named paper and the
-    library does not. Never when the sentence's words are the pick's own (:func:`described`)."""
+    """Whether the rule overrules a pick that is not the named paper (chosen on the drafts-dev training part:
+    bench/RESULTS.md, sections 43 and 49, names): a cousin by its own name (ALBERT for BERT, a sequel) always; any
+    other pick when the name is a landmark's known name, the library holds the named paper (``found``), or the
+    literature does and the library not (``elsewhere``); when nobody owns the name, as ``named.json``'s "unowned"
+    says. Never when the sentence's words are the pick's own (:func:`described`)."""
     if described(focus, name, paper):
         return False
     if pick.cousin and pick.by == "own name":
         return True
-    known = key in known_name_keys() or (elsewhere and not found)
-    if pick.cousin:
-        return known or bool(found)
-    return known
+    if key in known_name_keys() or found or elsewhere:
+        return True
+    return bool(tuned().get("unowned", False))
 
 
 def _owners_in(library: Any, key: str, floor: float | None = None) -> tuple[str, ...]:
@@ -311,7 +310,7 @@ def decide(focus: str, candidates: Sequence[Candidate], selection: Selection, ow
         return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
     shown = {c.doc_id: i for i, c in enumerate(candidates)}
     elsewhere = owners is not None and not found and owners.in_literature(name)
-    if not _stands(focus, name, key, pick, selection.paper, found, elsewhere):
+    if not _stands(focus, name, key, pick, selection.paper, found or tuple(c.doc_id for c in named), elsewhere):
         return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
     if named and shown.get(named[0].doc_id, len(candidates)) < int(tuned().get("promote_within", 10)):
         chosen = named[0]
