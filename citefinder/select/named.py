@@ -303,6 +303,8 @@ def decide(focus: str, candidates: Sequence[Candidate], selection: Selection, ow
     named = [c for c in candidates
              if c.doc_id in set(found) or (not found and match_name(mention, c.paper, memory).named)]
     if selection.status != "found" or selection.paper is None:
+        if candidates and described(focus, name, candidates[0].paper):
+            return None  # "RoBERTa-based models over BERT [": the first is the sentence's own too
         order = _first(candidates, [c.doc_id for c in named])
         return Decision("ordered", name, selection, order, "", NamedMatch("none")) if order else None
     pick = match_name(mention, selection.paper, memory)
