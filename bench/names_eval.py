@@ -118,13 +118,15 @@ def run(args: argparse.Namespace) -> dict:
             rank = next((i for i, c in enumerate(res.candidates, 1) if c.doc_id in r["gold"]), None)
             sel = res.selection
             lit = list(res.literature)
-            out.append({**r, "rank": rank, "selected": sel.paper.doc_id if sel.status == "found" and sel.paper else None,
+            picked = sel.paper.doc_id if sel.status == "found" and sel.paper else None
+            out.append({**r, "rank": rank, "selected": picked,
                         "confidence": round(sel.confidence, 4), "lit_gold": lit_gold.get(g["slot"], []),
                         "lit_first_gold": bool(lit and gold_works and lit_gold.get(g["slot"])
                                                and gold_works.rank(lit[:1], lit_gold[g["slot"]]) == 1),
                         "lit_rank": gold_works.rank(lit, lit_gold[g["slot"]]) if lit and gold_works
                         and lit_gold.get(g["slot"]) else None,
-                        "first": res.candidates[0].doc_id if res.candidates else None})
+                        "first": res.candidates[0].doc_id if res.candidates else None,
+                        "withdrawn": ((res.trace("select").details or {}).get("open_world") or {}).get("withdrawn")})
         pipeline.exclude = base
     return {"removed": args.removed, "memory": str(args.memory) if args.memory else None,
             "literature": str(args.literature) if args.literature else None, "rows": out, "summary": summary(out)}
