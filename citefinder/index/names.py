@@ -6,7 +6,7 @@ time every paper's names are collected (:class:`NamesIndexKind`):
 
 - the title's prefix before a colon ("BERT: Pre-training of ..."), weight 3;
 - a name the abstract introduces (:func:`introduced_names`): "we propose/introduce/present X" (right after the
-  verb), "called/named/dubbed X", "X, a ..." opening a sentence, an acronym defined there, weight 2.5;
+  verb, standing alone), "called/named/dubbed X", "X, a ..." opening a sentence, weight 2.5;
 - a distinctive token of the title (an acronym, CamelCase, a name with digits: "ImageNet", "GPT-3"), weight 2;
 - a parenthesised acronym in the title, weight 2.5, in the abstract, weight 1;
 - the initials of a short title ("Long Short-Term Memory" -> LSTM), weight 1.5;
@@ -97,6 +97,7 @@ def _initials(title: str) -> str | None:
 
 
 _LEAD = 8  # "we propose ... X": the name within this many words of the verb, before any preposition
+_APART = frozenset("which that for to as a an".split())  # "we propose X for ...": X stands alone, a name
 _BREAK = frozenset("of than to over with for on in from by into against as versus vs".split())
 _APPOSITION = re.compile(r"(?:^|[.!?]\s+)([A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*\+*),\s+(?:a|an)\s")
 _DEFINED = re.compile(r"([^()]{3,120})\(([A-Za-z][A-Za-z0-9+\-]{1,15})\)")
@@ -110,9 +111,11 @@ def _lead_name(text: str) -> str | None:
         word = m.group(0)
         if i >= _LEAD or word.lower() in _BREAK:
             return None
-        if _distinctive(word):
-            return word
         follow = text[m.end():m.end() + 2]
+        after = _TOKEN.match(text[m.end():].lstrip())
+        apart = follow[:1] in (",", "(", ":", ";", ".", "") or (after is not None and after.group(0).lower() in _APART)
+        if _distinctive(word):
+            return word if apart else None  # "a dynamic BERT model" uses BERT, names no new work
         if word[0].isupper() and word.lower() not in _STOP and follow[:1] in (",", "(", ":"):
             return word
     return None
@@ -128,10 +131,16 @@ def _defines(words: str, acronym: str) -> bool:
     return any("".join(w[0].lower() for w in parts[-n:]) == letters for n in (len(letters), len(letters) - 1) if n)
 
 
+def defined_acronyms(abstract: str) -> list[str]:
+    """The acronyms an abstract defines, spelled by the words before them ("Long Short-Term Memory (LSTM)")."""
+    return [m.group(2) for m in _DEFINED.finditer(abstract) if _defines(m.group(1), m.group(2))]
+
+
 def introduced_names(abstract: str) -> list[str]:
     """The names an abstract introduces, as written: "we propose / introduce / present X" (the name right after
-    the verb), "called / named / dubbed X", "X, a ..." opening a sentence, an acronym defined there ("... Memory
-    (LSTM)")."""
+    the verb, standing alone: "X," "X (", "X for"), "called / named / dubbed X", "X, a ..." opening a sentence. An
+    acronym an abstract defines ("generative adversarial networks (GANs)") is not one: abstracts define the names
+    they use far more often than their own (:func:`defined_acronyms`, a weak name of the index)."""
     out: list[str] = []
     for m in _INTRO.finditer(abstract):
         out.append(_lead_name(m.group(1)) or "")
@@ -140,9 +149,6 @@ def introduced_names(abstract: str) -> list[str]:
     for m in _APPOSITION.finditer(abstract):
         if _distinctive(m.group(1)) or (m.group(1)[0].isupper() and m.start(1) > 0 and m.group(1).lower() not in _STOP):
             out.append(m.group(1))
-    for m in _DEFINED.finditer(abstract):
-        if _defines(m.group(1), m.group(2)):
-            out.append(m.group(2))
     return list(dict.fromkeys(n for n in out if n and len(normalize_name(n)) >= 2))
 
 
@@ -198,7 +204,7 @@ class NamesIndexKind:
     """Derived index of the names each paper introduces."""
 
     name = "names"
-    version = 4
+    version = 5
 
     def build(self, library: PaperSource) -> NamesIndex:
         postings: dict[str, list[tuple[str, float]]] = defaultdict(list)

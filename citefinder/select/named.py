@@ -14,9 +14,8 @@ so the ranking alone swaps them; this module is the hard rule the selection appl
   acronyms, the names its abstract introduces);
 - :func:`named_match` ``(focus, paper) -> NamedMatch``: "named" (:func:`~citefinder.retrieve.query.naming.relation`
   "same"), a cousin (a sequel or a variant, or its title mentions the name), "other", or "none" (no work named);
-- :class:`Owners`: which papers of a library (the user's, or a literature library read in place) own a name,
-  read from its names index (:mod:`citefinder.index.names`, weights of a known name or a title's head) and its
-  citation memory (:mod:`citefinder.index.citednames`: how other authors name it);
+- :class:`Owners`: which papers of a library (the user's, or a literature library) own a name: its names index
+  (:mod:`citefinder.index.names`) and its citation memory (:mod:`citefinder.index.citednames`);
 - :func:`apply_named`: the rule. A named work is never auto-filled with a cousin nor with another paper while
   the library holds the named paper: the named paper is filled instead when it is among the candidates shown,
   else nothing is filled; the slot's card and trace say why (``details["named"]``).
@@ -374,14 +373,15 @@ def named_first(focus: str, candidates: Sequence[Candidate], library: Any = None
     if mention is None or mention.reading == "person":
         return list(candidates)
     found = Owners(library).of(mention) if library is not None else ()
-    first = [c for c in candidates if c.doc_id in set(found) or match_name(mention, c.paper).named]
+    strength = {d: i for i, d in enumerate(found)}  # the strongest owner first (a title head before an abstract's)
+    first = [c for c in candidates if c.doc_id in strength or match_name(mention, c.paper).named]
     have = {c.doc_id for c in candidates}
-    extra: list[Candidate] = []
-    missing = [d for d in found if d not in have][: max(0, limit - len(first))]
+    missing = [d for d in found if d not in have][:limit]
     if missing and library is not None:
-        extra = [Candidate(p) for p in library.get(missing) if holds is None or not holds(p)]
+        first += [Candidate(p) for p in library.get(missing) if holds is None or not holds(p)]
+    first.sort(key=lambda c: strength.get(c.doc_id, len(strength)))
     moved = {c.doc_id for c in first}
-    return [*first, *extra, *(c for c in candidates if c.doc_id not in moved)]
+    return [*first, *(c for c in candidates if c.doc_id not in moved)]
 
 
 def overruled(focus: str, paper: Paper, candidates: Sequence[Candidate], owners: Owners | None
