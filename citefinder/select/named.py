@@ -31,7 +31,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
-from citefinder.index.names import W_INTRODUCED, W_KNOWN, known_name_keys, normalize_name
+from citefinder.index.base import derived
+from citefinder.index.names import NAMES, W_INTRODUCED, W_KNOWN, known_name_keys, normalize_name
 from citefinder.retrieve.query import mentions, naming
 from citefinder.retrieve.query.naming import Mention
 from citefinder.types import Candidate, Paper, Selection, StageTrace
@@ -173,7 +174,6 @@ class Owners:
     def surnames(self) -> frozenset[str]:
         """The library's authors' surnames (folded): a bare one after "Following" is a person, not a work."""
         from citefinder.index.authors import AUTHORS
-        from citefinder.index.base import derived
 
         try:
             return frozenset(derived(self.library, AUTHORS).postings)
@@ -220,11 +220,10 @@ def described(focus: str, name: str, paper: Paper) -> bool:
 
 def _stands(focus: str, name: str, key: str, pick: NamedMatch, paper: Paper, found: Sequence[str],
             elsewhere: bool = False) -> bool:
-    """Whether the rule overrules a pick that is not the named paper (chosen on the drafts-dev training part:
-    bench/RESULTS.md, sections 43 and 49, names): a cousin by its own name (ALBERT for BERT, a sequel) always; any
-    other pick when the name is a landmark's known name, the library holds the named paper (``found``), or the
-    literature does and the library not (``elsewhere``); when nobody owns the name, as ``named.json``'s "unowned"
-    says. Never when the sentence's words are the pick's own (:func:`described`)."""
+    """Whether the rule overrules a pick that is not the named paper (RESULTS 43, 49): a cousin by its own name
+    (ALBERT for BERT, a sequel) always; another pick when the name is a landmark's, the library holds the named paper
+    (``found``) or the literature does (``elsewhere``); when nobody owns it, as ``named.json``'s "unowned" says.
+    Never when the sentence's words are the pick's own (:func:`described`)."""
     if described(focus, name, paper):
         return False
     if pick.cousin and pick.by == "own name":
@@ -234,12 +233,14 @@ def _stands(focus: str, name: str, key: str, pick: NamedMatch, paper: Paper, fou
     return bool(tuned().get("unowned", False))
 
 
+def _weights(library: Any, mention: Mention) -> dict[str, float]:
+    return dict(derived(library, NAMES).postings.get(mention.key if mention.reading == "work" else
+                                                     _key(mention.written), ()))
+
+
 def _owners_in(library: Any, key: str, floor: float | None = None) -> tuple[str, ...]:
     """The doc_ids of ``library`` whose names index gives ``key`` the weight of a known name (a known name) or of a
     title's head or a name its abstract introduces (another name), strongest first."""
-    from citefinder.index.base import derived
-    from citefinder.index.names import NAMES
-
     floor = floor if floor is not None else W_KNOWN if key in known_name_keys() else W_INTRODUCED
     postings = derived(library, NAMES).postings.get(key, ())
     return tuple(d for d, w in sorted(postings, key=lambda p: -p[1]) if w >= floor)
@@ -373,13 +374,13 @@ def named_first(focus: str, candidates: Sequence[Candidate], library: Any = None
     if mention is None or mention.reading == "person":
         return list(candidates)
     found = Owners(library).of(mention) if library is not None else ()
-    strength = {d: i for i, d in enumerate(found)}  # the strongest owner first (a title head before an abstract's)
-    first = [c for c in candidates if c.doc_id in strength or match_name(mention, c.paper).named]
+    strength = _weights(library, mention) if library is not None else {}  # the strongest owner first, ties ranked
+    first = [c for c in candidates if c.doc_id in set(found) or match_name(mention, c.paper).named]
     have = {c.doc_id for c in candidates}
     missing = [d for d in found if d not in have][:limit]
     if missing and library is not None:
         first += [Candidate(p) for p in library.get(missing) if holds is None or not holds(p)]
-    first.sort(key=lambda c: strength.get(c.doc_id, len(strength)))
+    first.sort(key=lambda c: -strength.get(c.doc_id, 0.0))
     moved = {c.doc_id for c in first}
     return [*first, *(c for c in candidates if c.doc_id not in moved)]
 
