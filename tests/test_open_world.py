@@ -15,13 +15,16 @@ ATTENTION = Paper("arxiv:1706.03762", "Attention Is All You Need")
 RULE = OpenWorld(intercept=0.0, own=1.0, lit=-1.0, below=0.3)  # right when own and literature are alike
 
 
-def filled(conf: float, lit_conf: float | None, method: str = "threshold") -> SlotResult:
-    slot = Slot(0, 28, 38, "[CITATION]", SENTENCE, SENTENCE)
+PLAIN = "Attention alone can model a whole sequence [CITATION] without any recurrence."  # names no work
+
+
+def filled(conf: float, lit_conf: float | None, method: str = "threshold", sentence: str = SENTENCE) -> SlotResult:
+    slot = Slot(0, 28, 38, "[CITATION]", sentence, sentence)
     sel = Selection("found", BERT, conf, method, "selected the top fused candidate")
     trace = StageTrace("select", top=(Hit("bert", 1, conf),), details={"selected": "bert"})
     lit = () if lit_conf is None else (
         Candidate(ATTENTION, origin="papers-333k").with_score("literature", 1, lit_conf),)
-    return SlotResult(slot, Query(SENTENCE), (Candidate(BERT),), sel, (trace,), literature=lit)
+    return SlotResult(slot, Query(sentence), (Candidate(BERT),), sel, (trace,), literature=lit)
 
 
 def test_a_fill_the_literature_clearly_beats_is_withdrawn_and_says_why() -> None:
@@ -42,9 +45,28 @@ def test_a_fill_the_literature_clearly_beats_is_withdrawn_and_says_why() -> None
     (0.62, 0.97, "llm"),  # an LLM's choice
 ])
 def test_other_slots_are_left_alone(conf: float, lit: float | None, method: str) -> None:
-    before = filled(conf, lit, method)
+    before = filled(conf, lit, method, PLAIN)
     assert check(before, RULE) == before
-    assert check(filled(0.62, 0.97), None) == filled(0.62, 0.97)  # no rule shipped: nothing changes
+    assert check(filled(0.62, 0.97, sentence=PLAIN), None) == filled(0.62, 0.97, sentence=PLAIN)  # no rule: unchanged
+
+
+def test_a_fill_that_is_not_the_work_its_sentence_names_is_withdrawn_when_the_literature_holds_that_work() -> None:
+    out = check(filled(0.95, 0.40), RULE)  # the fill is far more confident, but the sentence names the Transformer
+    assert out.selection.status == "not_found" and out.literature[0].paper == ATTENTION
+    assert out.trace("select").details["open_world"]["named"] is True
+    assert check(filled(0.95, 0.40), None).selection.status == "not_found"  # evidence, not the fitted numbers
+
+
+def test_the_literature_paper_compared_is_the_best_by_its_own_probability_not_the_first_listed() -> None:
+    from dataclasses import replace
+
+    weak = Candidate(Paper("arxiv:x", "Speech Transformer"), origin="papers-333k").with_score("literature", 1, 0.2)
+    strong = Candidate(Paper("arxiv:y", "Self-attention for sequences"), origin="papers-333k").with_score(
+        "literature", 2, 0.97)
+    before = replace(filled(0.62, None, sentence=PLAIN), literature=(weak, strong))  # the priors put the weak first
+    out = check(before, RULE)
+    assert out.selection.status == "not_found" and out.literature[0] is strong
+    assert check(replace(before, literature=(weak,)), RULE) == replace(before, literature=(weak,))
 
 
 def test_the_rule_is_a_calibrated_comparison_monotone_in_both_confidences() -> None:

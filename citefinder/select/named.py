@@ -7,18 +7,15 @@ Transformer architecture [CITATION]" cites *Attention Is All You Need* (the name
 State-of-the-Art NLP*. The words of a cousin match the sentence as well as the named paper's do (often better),
 so the ranking alone swaps them; this module is the hard rule the selection applies after it:
 
-- :func:`named_work`: the work a slot's sentence names right before its marker ("BERT", "the Transformer",
-  "ResNet", "Adam"), or None;
-- :func:`own_names`: a paper's own short names — the name the literature knows it by (known names), its title's
-  head before a colon ("BERT: ...", "Sentence-BERT: ..."), a parenthesised acronym of its title, a short title
-  that is a name ("Mask R-CNN");
-- :func:`named_match` ``(focus, paper) -> NamedMatch``: whether ``paper`` is the named paper ("named"), a cousin
-  (its own name contains the name, or its title mentions it: "cousin"), another paper ("other"), or whether the
-  sentence names no work at all ("none"). Read by the fill's rule below, the Check page and the literature tier;
-  the auto-fill model may read it as a feature;
-- :class:`Owners`: which papers of a library (the user's, or a literature library read in place) own a name,
-  read from its names index (:mod:`citefinder.index.names`, weights of a known name or a title's head) and its
-  citation memory (:mod:`citefinder.index.citednames`: how other authors name it);
+- :func:`named_work` / :func:`named_mention`: the work a slot's sentence names right before its marker, read by the
+  named-slot detector of :mod:`citefinder.retrieve.query.naming` (a size mark is the same work, a version mark a
+  sequel, a surname of the library's authors after "Following" a person, a plural after "in" a library);
+- :func:`own_names`: a paper's names (:func:`~citefinder.retrieve.query.naming.names_of`: known names, title head,
+  acronyms, the names its abstract introduces);
+- :func:`named_match` ``(focus, paper) -> NamedMatch``: "named" (:func:`~citefinder.retrieve.query.naming.relation`
+  "same"), a cousin (a sequel or a variant, or its title mentions the name), "other", or "none" (no work named);
+- :class:`Owners`: which papers of a library (the user's, or a literature library) own a name: its names index
+  (:mod:`citefinder.index.names`) and its citation memory (:mod:`citefinder.index.citednames`);
 - :func:`apply_named`: the rule. A named work is never auto-filled with a cousin nor with another paper while
   the library holds the named paper: the named paper is filled instead when it is among the candidates shown,
   else nothing is filled; the slot's card and trace say why (``details["named"]``).
@@ -28,25 +25,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
-from citefinder.index.names import W_KNOWN, W_PREFIX, known_name_keys, known_names, normalize_name
-from citefinder.library.identity import normalize_title
-from citefinder.retrieve.query import mentions
+from citefinder.index.base import derived
+from citefinder.index.names import NAMES, W_INTRODUCED, W_KNOWN, known_name_keys, normalize_name
+from citefinder.retrieve.query import mentions, naming
+from citefinder.retrieve.query.naming import Mention
 from citefinder.types import Candidate, Paper, Selection, StageTrace
 
 Kind = Literal["named", "cousin", "other", "none"]
-NEAR = 3  # the name must end within this many words before the marker: "BERT [CITATION]", "the Transformer model ["
 MEMORY_SHARE = 1.0  # a name the memory's citing sentences give a paper at least half the time (weight 2 x share)
-# the only words that may stand between the name and the marker: "the Transformer architecture [CITATION]"
-AFTER_NAME = frozenset("model models architecture architectures network networks algorithm method optimizer "
-                       "framework".split())
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*\+*")
-_PAREN = re.compile(r"\(([A-Za-z][A-Za-z0-9+\-]{1,15})\)")
 
 
 @lru_cache(maxsize=1)
@@ -59,70 +52,24 @@ def _key(name: str) -> str:
     return normalize_name(name)
 
 
-def named_work(focus: str) -> str | None:
-    """The name of the work a slot's sentence writes right before its marker (``focus``: the sentence with this
-    slot as [CITATION], others as [OTHER]): the nearest name (:func:`~citefinder.retrieve.query.mentions.name_mentions`)
-    when it ends within :data:`NEAR` words of the marker, is one word ("BERT", "Sentence-BERT", "GPT-2") or a known
-    name of a landmark work ("Mask R-CNN"), and is written as a name (a capital or a digit: "dropout" in lower case
-    is a technique, "Dropout" before a marker may be the paper). A marker that is the subject of its clause
-    ("[CITATION] fine-tuned BERT") names what it did, not itself: None."""
-    from citefinder.retrieve.query.reformulate import clean_focus
-
-    text = clean_focus(focus)
-    if mentions.THIS not in text or mentions.is_subject(text):
-        return None
-    names = mentions.name_mentions(text)
-    if not names:
-        return None
-    name = names[0]
-    key = _key(name)
-    if len(key) < 2 or not any(c.isupper() or c.isdigit() for c in name):
-        return None
-    if " " in name.strip() and key not in known_name_keys():
-        return None
-    near = mentions.near_words(text, NEAR).split()
-    last = name.split()[-1]
-    if last not in near:
-        return None
-    after = near[len(near) - near[::-1].index(last):]
-    if any(w.lower() not in AFTER_NAME for w in after):  # "RoBERTa models from [", "an NLI dataset [": not the work
-        return None
-    return name
+def named_mention(focus: str, surnames: Collection[str] = ()) -> Mention | None:
+    """The work the slot's sentence names at its marker (:func:`citefinder.retrieve.query.naming.mention_in`, the
+    named-slot detector); ``surnames``: the library's authors' (a surname read as a person names no work)."""
+    return naming.mention_in(focus, surnames=surnames)
 
 
-def known_for(title: str) -> tuple[str, ...]:
-    """The known names of the landmark work titled ``title``, also when a .bib shortened its title ("Estimation of
-    Word Representations in Vector Space"): a known title holding it whole, or held whole by it."""
-    norm = normalize_title(title)
-    exact = known_names().get(norm)
-    if exact is not None or len(norm) < 20:
-        return exact or ()
-    return next((names for known, names in known_names().items()
-                 if len(known) >= 20 and (norm in known or known in norm)), ())
+def named_work(focus: str, surnames: Collection[str] = ()) -> str | None:
+    """The name of the work (size dropped: "BERT-large" -> "BERT"; version kept: "GPT-2") a slot's sentence names
+    right before its marker (``focus``: the sentence with this slot as [CITATION], others as [OTHER]), or None (no
+    name, or a surname the sentence reads as a person)."""
+    mention = named_mention(focus, surnames)
+    return mention.name if mention is not None and mention.reading != "person" else None
 
 
 def own_names(paper: Paper) -> frozenset[str]:
-    """The normalised short names ``paper`` is known by (see the module doc)."""
-    title = (paper.title or "").strip()
-    out: set[str] = {_key(n) for n in known_for(title)}
-    head, sep, rest = title.partition(":")
-    if sep and rest.strip() and 1 <= len(head.split()) <= 3:
-        out.add(_key(head))
-    for m in _PAREN.finditer(title):
-        out.add(_key(m.group(1)))
-    words = title.split()
-    if not sep and 1 <= len(words) <= 3 and any(sum(c.isupper() for c in w) >= 2 or any(c.isdigit() for c in w)
-                                                  for w in words):
-        out.add(_key(title))  # "Mask R-CNN", "Wasserstein GAN"
-    return frozenset(k for k in out if len(k) >= 2)
-
-
-def one_word_names(paper: Paper) -> frozenset[str]:
-    """The own names of ``paper`` written as one word ("ALBERT", "Sentence-BERT", "Transformer-XL", "AdamW"): a name
-    built on another by changing the word ("The NumPy array" is not a new name for NumPy)."""
-    title = (paper.title or "").strip()
-    heads = [n for n in known_for(title)] + [title.partition(":")[0]] * (":" in title) + _PAREN.findall(title)
-    return frozenset(_key(h) for h in heads if h.strip() and " " not in h.strip() and len(_key(h)) >= 2)
+    """The normalised names ``paper`` goes by: known names, title head, title acronyms, names its abstract
+    introduces (:func:`citefinder.retrieve.query.naming.names_of`)."""
+    return naming.names_of(paper).keys
 
 
 def title_words(paper: Paper) -> frozenset[str]:
@@ -140,7 +87,7 @@ def owns(paper: Paper, key: str, memory: frozenset[str] = frozenset()) -> bool:
     known for ("the Transformer" is *Attention Is All You Need*, not *Transformers: State-of-the-Art NLP*);
     ``memory``: the doc_ids the citation memory names so."""
     if key in known_name_keys():
-        return key in {_key(n) for n in known_for(paper.title or "")}
+        return key in {_key(n) for n in naming.known_for(paper.title or "")}
     return key in own_names(paper) or paper.doc_id in memory
 
 
@@ -168,23 +115,26 @@ class NamedMatch:
         return asdict(self)
 
 
-def match_name(name: str | None, paper: Paper, memory: frozenset[str] = frozenset()) -> NamedMatch:
-    """:func:`named_match` for a name already read from the sentence."""
+def match_name(name: str | Mention | None, paper: Paper, memory: frozenset[str] = frozenset()) -> NamedMatch:
+    """:func:`named_match` for a name (or a :class:`Mention`) already read from the sentence."""
     if not name:
         return NamedMatch("none")
-    key = _key(name)
-    own = tuple(sorted(own_names(paper)))
+    mention = name if isinstance(name, Mention) else Mention(name, *naming.split_name(name))
+    if mention.reading == "person":
+        return NamedMatch("none")
+    name = mention.name if mention.reading == "work" else mention.written
+    names = naming.names_of(paper)
+    own = tuple(sorted(names.keys))
     title = (paper.title or "")[:80]
-    if owns(paper, key, memory):
+    rel = naming.relation(mention, names)
+    if rel == "same" or (mention.reading == "work" and paper.doc_id in memory):
         return NamedMatch("named", name, own, f"{name} is the own name of {title}")
-    contains = [o for o in one_word_names(paper) if o != key and len(key) >= 3 and key in o
-                and (key in known_name_keys() or not o.replace(key, "").isdigit())]  # Torch7 is Torch
-    contains += [_key(n) for n in known_for(paper.title or "") if " " in n and _key(n) != key
-                 and key in {_key(w) for w in re.split(r"[\s-]+", n)}]  # "pre-activation ResNet"
-    if contains:
-        return NamedMatch("cousin", name, own, f"{title} is named {contains[0]}, which contains {name} but is not it",
+    if rel == "sequel":
+        return NamedMatch("cousin", name, own, f"{title} is another version of {name}, not {name}'s own paper",
                           "own name")
-    if key in title_words(paper):
+    if rel == "variant":
+        return NamedMatch("cousin", name, own, f"{title} is named after {name} but is not it", "own name")
+    if mention.reading == "work" and mention.key in title_words(paper):
         return NamedMatch("cousin", name, own, f"{title} mentions {name} in its title but is not {name}'s own paper",
                           "title")
     return NamedMatch("other", name, own, f"{title} is not {name}'s own paper")
@@ -192,7 +142,8 @@ def match_name(name: str | None, paper: Paper, memory: frozenset[str] = frozense
 
 def named_match(focus: str, paper: Paper, memory: frozenset[str] = frozenset()) -> NamedMatch:
     """Whether ``paper`` is the work the sentence ``focus`` names (see :class:`NamedMatch`)."""
-    return match_name(named_work(focus), paper, memory)
+    mention = named_mention(focus)
+    return match_name(mention, paper, memory)
 
 
 class Owners:
@@ -220,10 +171,23 @@ class Owners:
             return frozenset()
         return frozenset(d for d, w in cited.postings.get(key, ()) if w >= MEMORY_SHARE)
 
-    def of(self, name: str) -> tuple[str, ...]:
-        """The doc_ids whose own name ``name`` is, strongest first."""
+    def surnames(self) -> frozenset[str]:
+        """The library's authors' surnames (folded): a bare one after "Following" is a person, not a work."""
+        from citefinder.index.authors import AUTHORS
 
-        key = _key(name)
+        try:
+            return frozenset(derived(self.library, AUTHORS).postings)
+        except Exception:  # noqa: BLE001 - a pool or a fake library without an authors index: no person reading
+            return frozenset()
+
+    def of(self, name: str | Mention) -> tuple[str, ...]:
+        """The doc_ids whose own name ``name`` is, strongest first (for a name read as a library, the papers whose
+        title head is the word as written: *Transformers: State-of-the-Art NLP* for "in Transformers")."""
+        if isinstance(name, Mention) and name.reading == "library":
+            ids = _owners_in(self.library, _key(name.written), W_INTRODUCED)
+            return tuple(p.doc_id for p in self.library.get(list(ids))
+                         if naming.relation(name, naming.names_of(p)) == "same")
+        key = name.key if isinstance(name, Mention) else _key(name)
         found = list(_owners_in(self.library, key))
         if key not in known_name_keys():
             found += sorted(self.memory(key) - set(found))
@@ -256,28 +220,28 @@ def described(focus: str, name: str, paper: Paper) -> bool:
 
 def _stands(focus: str, name: str, key: str, pick: NamedMatch, paper: Paper, found: Sequence[str],
             elsewhere: bool = False) -> bool:
-    """Whether the rule overrules a pick that is not the named paper (measured on the drafts-dev training part:
-    bench/RESULTS.md, section 43, names): a cousin by its own one-word name (ALBERT for BERT) always; a cousin whose
-    title mentions the name when the name is a landmark's known name or the library holds the named paper; another paper
-    when the name is a landmark's known name, or ``elsewhere``: the literature (when set) holds the named paper and the
-    library does not. Never when the sentence's words are the pick's own (:func:`described`)."""
+    """Whether the rule overrules a pick that is not the named paper (RESULTS 43, 49): a cousin by its own name
+    (ALBERT for BERT, a sequel) always; another pick when the name is a landmark's, the library holds the named paper
+    (``found``) or the literature does (``elsewhere``); when nobody owns it, as ``named.json``'s "unowned" says.
+    Never when the sentence's words are the pick's own (:func:`described`)."""
     if described(focus, name, paper):
         return False
     if pick.cousin and pick.by == "own name":
         return True
-    known = key in known_name_keys() or (elsewhere and not found)
-    if pick.cousin:
-        return known or bool(found)
-    return known
+    if key in known_name_keys() or found or elsewhere:
+        return True
+    return bool(tuned().get("unowned", False))
 
 
-def _owners_in(library: Any, key: str) -> tuple[str, ...]:
+def _weights(library: Any, mention: Mention) -> dict[str, float]:
+    return dict(derived(library, NAMES).postings.get(mention.key if mention.reading == "work" else
+                                                     _key(mention.written), ()))
+
+
+def _owners_in(library: Any, key: str, floor: float | None = None) -> tuple[str, ...]:
     """The doc_ids of ``library`` whose names index gives ``key`` the weight of a known name (a known name) or of a
-    title's head (another name), strongest first."""
-    from citefinder.index.base import derived
-    from citefinder.index.names import NAMES
-
-    floor = W_KNOWN if key in known_name_keys() else W_PREFIX
+    title's head or a name its abstract introduces (another name), strongest first."""
+    floor = floor if floor is not None else W_KNOWN if key in known_name_keys() else W_INTRODUCED
     postings = derived(library, NAMES).postings.get(key, ())
     return tuple(d for d, w in sorted(postings, key=lambda p: -p[1]) if w >= floor)
 
@@ -294,22 +258,61 @@ class Decision:
     top: NamedMatch
 
 
+def _first(candidates: Sequence[Candidate], ids: Sequence[str]) -> tuple[Candidate, ...] | None:
+    """``candidates`` with the first of ``ids`` among the first ``promote_within`` moved first; None if none is."""
+    within = list(candidates)[: int(tuned().get("promote_within", 10))]
+    chosen = next((c for c in within if c.doc_id in set(ids)), None)
+    if chosen is None:
+        return None
+    return (chosen, *(c for c in candidates if c.doc_id != chosen.doc_id))
+
+
+def _person(mention: Mention, candidates: Sequence[Candidate], selection: Selection) -> Decision | None:
+    """A surname read as a person ("Following Adam [CITATION]"): a pick named so (the Adam optimizer) that has no
+    author of that name is not filled; a paper by that author among the candidates is put first."""
+    from citefinder.library.identity import fold, surname
+
+    who = fold(mention.written)
+    by = [c.doc_id for c in candidates if any(surname(a) == who for a in c.paper.authors)]
+    order = _first(candidates, by) or tuple(candidates)
+    pick = selection.paper
+    if pick is not None and pick.doc_id in by:
+        return None
+    if selection.status != "found" or pick is None or mention.key not in naming.names_of(pick).keys:
+        return Decision("ordered", mention.written, selection, order, "", NamedMatch("none")) if by else None
+    why = (f"the sentence reads {mention.written} as a person (an author of your library), not as "
+           f"{pick.title[:80]!r}, which is named so: not filled")
+    new = replace(selection, status="not_found", paper=None, also=(),
+                  reasoning=f"{selection.reasoning}; {why}".lstrip("; "))
+    return Decision("withheld", mention.written, new, order, why, NamedMatch("other", mention.written))
+
+
 def decide(focus: str, candidates: Sequence[Candidate], selection: Selection, owners: Owners | None,
            threshold: float) -> Decision | None:
-    """The rule for one slot (see the module doc); None when the sentence names no work or nothing was filled."""
-    name = named_work(focus)
-    if not name or selection.status != "found" or selection.paper is None:
+    """The rule for one slot (see the module doc); None when the sentence names no work. Nothing filled: the named
+    paper put first among the candidates shown ("ordered") when it is there."""
+    mention = named_mention(focus, owners.surnames() if owners is not None else ())
+    if mention is None:
         return None
-    key = _key(name)
-    found = owners.of(name) if owners is not None else ()
+    if mention.reading == "person":
+        return _person(mention, candidates, selection)
+    name = mention.name if mention.reading == "work" else mention.written
+    key = mention.key if mention.reading == "work" else _key(mention.written)
+    found = owners.of(mention) if owners is not None else ()
     memory = owners.memory(key) if owners is not None and key not in known_name_keys() else frozenset()
-    pick = match_name(name, selection.paper, memory)
+    named = [c for c in candidates
+             if c.doc_id in set(found) or (not found and match_name(mention, c.paper, memory).named)]
+    if selection.status != "found" or selection.paper is None:
+        if candidates and described(focus, name, candidates[0].paper):
+            return None  # "RoBERTa-based models over BERT [": the first is the sentence's own too
+        order = _first(candidates, [c.doc_id for c in named])
+        return Decision("ordered", name, selection, order, "", NamedMatch("none")) if order else None
+    pick = match_name(mention, selection.paper, memory)
     if pick.named:
         return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
     shown = {c.doc_id: i for i, c in enumerate(candidates)}
-    named = [c for c in candidates if c.doc_id in set(found) or (not found and match_name(name, c.paper, memory).named)]
     elsewhere = owners is not None and not found and owners.in_literature(name)
-    if not _stands(focus, name, key, pick, selection.paper, found, elsewhere):
+    if not _stands(focus, name, key, pick, selection.paper, found or tuple(c.doc_id for c in named), elsewhere):
         return Decision("kept", name, selection, tuple(candidates), pick.why, pick)
     if named and shown.get(named[0].doc_id, len(candidates)) < int(tuned().get("promote_within", 10)):
         chosen = named[0]
@@ -338,6 +341,9 @@ def apply_named(focus: str, candidates: tuple[Candidate, ...], selection: Select
     decision = decide(focus, candidates, selection, owners, threshold)
     if decision is None:
         return selection, trace, candidates
+    if decision.action == "ordered":  # nothing filled: the named paper first among those shown
+        first: dict[str, Any] = {"name": decision.name, "action": "ordered", "first": decision.candidates[0].doc_id}
+        return selection, replace(trace, details={**trace.details, "named": first}), decision.candidates
     note = {"name": decision.name, "action": decision.action, "why": decision.why, "pick": decision.top.kind,
             "before": selection.paper.doc_id if selection.paper else None,
             "selected": decision.selection.paper.doc_id if decision.selection.paper else None}
@@ -364,19 +370,19 @@ def named_first(focus: str, candidates: Sequence[Candidate], library: Any = None
     ranking missed ("the Transformer" -> *Attention Is All You Need*, not five papers with Transformer in their
     titles). ``holds``: the user's library holds the paper (not offered as new). Unchanged when the sentence names
     no work."""
-    name = named_work(focus)
-    if not name:
+    mention = named_mention(focus)
+    if mention is None or mention.reading == "person":
         return list(candidates)
-    key = _key(name)
-    found = Owners(library).of(name) if library is not None else ()
-    first = [c for c in candidates if c.doc_id in set(found) or owns(c.paper, key)]
+    found = Owners(library).of(mention) if library is not None else ()
+    strength = _weights(library, mention) if library is not None else {}  # the strongest owner first, ties ranked
+    first = [c for c in candidates if c.doc_id in set(found) or match_name(mention, c.paper).named]
     have = {c.doc_id for c in candidates}
-    extra: list[Candidate] = []
-    missing = [d for d in found if d not in have][: max(0, limit - len(first))]
+    missing = [d for d in found if d not in have][:limit]
     if missing and library is not None:
-        extra = [Candidate(p) for p in library.get(missing) if holds is None or not holds(p)]
+        first += [Candidate(p) for p in library.get(missing) if holds is None or not holds(p)]
+    first.sort(key=lambda c: -strength.get(c.doc_id, 0.0))
     moved = {c.doc_id for c in first}
-    return [*first, *extra, *(c for c in candidates if c.doc_id not in moved)]
+    return [*first, *(c for c in candidates if c.doc_id not in moved)]
 
 
 def overruled(focus: str, paper: Paper, candidates: Sequence[Candidate], owners: Owners | None

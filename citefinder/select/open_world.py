@@ -7,6 +7,10 @@ literature set (a literature library or an online source, :mod:`citefinder.pipel
 best literature paper is a second opinion: when it is clearly a better answer than the user's pick, the pick is
 not filled in and the literature paper (first among those offered) is the answer the card shows.
 
+The literature's paper compared is its best by its own calibrated probability (:func:`best_literature`), not the
+first of the list the priors reordered; and a fill whose sentence names a work the literature holds, when the fill
+is not that work (:func:`named_in_literature`), is withdrawn whatever the numbers, the named paper offered first.
+
 "Clearly better" is a calibrated comparison: the probability that the user's pick is right given its own
 confidence and the literature's best confidence, ``sigmoid(a + b * logit(own) + c * logit(literature))``, fit by
 ``bench/open_world.py fit`` on the drafts-dev TRAINING part with the cited paper removed from the library for a
@@ -24,7 +28,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 
-from citefinder.types import SlotResult, StageTrace
+from citefinder.retrieve.query import naming
+from citefinder.types import Candidate, SlotResult, StageTrace
 
 CHECKED_METHODS = ("threshold",)  # a user's pick and an LLM's choice are theirs
 
@@ -77,27 +82,56 @@ def default_open_world() -> OpenWorld | None:
     return OpenWorld.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
-def check(result: SlotResult, rule: OpenWorld | None) -> SlotResult:
-    """``result`` with its auto-fill withdrawn when its best literature paper is clearly a better answer (the
-    select trace and the selection's reasoning say why); unchanged otherwise, and always without a literature."""
+def best_literature(result: SlotResult) -> Candidate | None:
+    """The slot's best literature paper by its own calibrated probability (its "literature" score), whatever its
+    place in the list the priors and the name rule reordered; None without one."""
+    scored = [c for c in result.literature if c.stage("literature") is not None]
+    return max(scored, key=lambda c: c.stage("literature").score) if scored else None  # type: ignore[union-attr]
+
+
+def named_in_literature(result: SlotResult) -> Candidate | None:
+    """The literature paper that is the work the slot's sentence names, when the fill is not that work (the
+    named-slot detector and the names of both papers, :mod:`citefinder.retrieve.query.naming`); else None."""
     sel = result.selection
-    if rule is None or sel.status != "found" or sel.paper is None or sel.method not in CHECKED_METHODS:
+    focus = result.slot.focus or result.slot.sentence if result.slot is not None else ""
+    mention = naming.mention_in(focus) if focus and sel.paper is not None else None
+    if mention is None or mention.reading == "person" or sel.paper is None:
+        return None
+    if naming.relation(mention, naming.names_of(sel.paper)) == "same":
+        return None
+    return next((c for c in result.literature if naming.relation(mention, naming.names_of(c.paper)) == "same"), None)
+
+
+def check(result: SlotResult, rule: OpenWorld | None) -> SlotResult:
+    """``result`` with its auto-fill withdrawn when the literature holds the work its sentence names and the fill is
+    not it, or when its best literature paper (by its own probability) is clearly a better answer; the select trace
+    and the selection's reasoning say why and that paper is offered first. Unchanged otherwise, and always without a
+    literature."""
+    sel = result.selection
+    if sel.status != "found" or sel.paper is None or sel.method not in CHECKED_METHODS or not result.literature:
         return result
-    best = result.literature[0] if result.literature else None
+    named = named_in_literature(result)
+    best = named or best_literature(result)
     score = best.stage("literature") if best is not None else None
     if best is None or score is None:
         return result
-    if not rule.withdraws(sel.confidence, score.score):
+    p = rule.p_own_right(sel.confidence, score.score) if rule is not None else 1.0
+    if named is not None:
+        why = (f"the sentence names {best.paper.title[:80]!r}, which the literature holds and your "
+               f"{sel.paper.title!r} is not: nothing is filled in; the literature's paper is offered first")
+    elif rule is not None and rule.withdraws(sel.confidence, score.score):
+        why = (f"the literature's {best.paper.title!r} (confidence {score.score:.2f}) is a better answer than your "
+               f"{sel.paper.title!r} ({sel.confidence:.2f}): the chance that yours is the cited paper is {p:.2f}, "
+               f"below {rule.below:.2f}, so nothing is filled in; the literature's paper is offered first")
+    else:
         return result
-    p = rule.p_own_right(sel.confidence, score.score)
-    why = (f"the literature's {best.paper.title!r} (confidence {score.score:.2f}) is a better answer than your "
-           f"{sel.paper.title!r} ({sel.confidence:.2f}): the chance that yours is the cited paper is {p:.2f}, "
-           f"below {rule.below:.2f}, so nothing is filled in; the literature's paper is offered first")
     note = {"withdrawn": sel.paper.doc_id, "offered": best.doc_id, "p_own_right": round(p, 4),
-            "literature_confidence": round(score.score, 4), "why": why}
+            "literature_confidence": round(score.score, 4), "named": named is not None, "why": why}
     traces = tuple(_noted(t, why, note) if t.agent == "select" else t for t in result.traces)
+    literature = (best, *(c for c in result.literature if c.doc_id != best.doc_id))
     return replace(result, selection=replace(sel, status="not_found", paper=None, also=(),
-                                             reasoning=f"{sel.reasoning}; {why}".lstrip("; ")), traces=traces)
+                                             reasoning=f"{sel.reasoning}; {why}".lstrip("; ")),
+                   traces=traces, literature=literature)
 
 
 def _noted(trace: StageTrace, why: str, note: dict) -> StageTrace:

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 from citefinder.index.base import derived
 from citefinder.index.citednames import CitedNamesKind
 from citefinder.index.memory import memory_index
-from citefinder.index.names import NAMES, NamesIndex
+from citefinder.index.names import NAMES, NamesIndex, normalize_name
 from citefinder.retrieve.base import hits_from_scores
-from citefinder.retrieve.query.mentions import name_mentions
+from citefinder.retrieve.query.mentions import THIS, name_mentions
+from citefinder.retrieve.query.naming import Mention, names_of, reading_of, relation, split_name
 from citefinder.retrieve.query.reformulate import clean_focus
 from citefinder.types import Hit, Query
 
@@ -80,12 +81,46 @@ class NamesAgent:
     def inputs(self, query: Query) -> dict[str, object]:
         return {"names": list(query.names)}
 
+    def _lookups(self, query: Query, index: NamesIndex,
+                 cited: NamesIndex | None) -> list[tuple[str, list[tuple[str, float]]]]:
+        """Each name next to the marker with its postings (names as evidence, :mod:`citefinder.retrieve.query.naming`):
+        a size mark looked up without it ("BERT-large" -> BERT); the base of a versioned name not looked up alone
+        ("ShuffleNet V2" is not ShuffleNet); a surname of the library's authors read as a person ("Following Adam
+        [") not looked up; a plural read as a library ("in Transformers [") only for papers whose own name it is."""
+        out: list[tuple[str, list[tuple[str, float]]]] = []
+        versioned: set[str] = set()
+        for position, name in enumerate(query.names):
+            base, size, version = split_name(name)
+            if version:
+                versioned.add(normalize_name(base))
+            elif normalize_name(name) in versioned:
+                continue
+            reading = reading_of(f"{query.near} {THIS}", name, self._surnames(name)) if position == 0 else "work"
+            if reading == "person":
+                continue
+            looked = name if not size else base + (f"-{version}" if version else "")
+            postings = _merged(index.lookup(looked), cited.lookup(looked) if cited is not None else ())
+            if reading == "library":
+                mention = Mention(name, name, reading="library")
+                ids = [d for d, _ in postings]
+                own = {p.doc_id for p in self.library.get(ids) if relation(mention, names_of(p)) == "same"}
+                postings = [(d, w) for d, w in postings if d in own]
+            out.append((name, postings))
+        return out
+
+    def _surnames(self, name: str) -> frozenset[str]:
+        """``name`` folded when an author of the library bears it as a surname (the person reading needs no more)."""
+        from citefinder.index.authors import AUTHORS
+        from citefinder.library.identity import fold
+
+        folded = fold(name)
+        return frozenset({folded}) if folded in derived(self.library, AUTHORS).postings else frozenset()
+
     def search(self, query: Query) -> list[Hit]:
         index: NamesIndex = derived(self.library, NAMES)
         cited, _ = memory_index(self.library, CITED_NAMES)  # how the memory names papers, when there is one
         scores: dict[str, float] = {}
-        for position, name in enumerate(query.names):
-            postings = _merged(index.lookup(name), cited.lookup(name) if cited is not None else ())
+        for position, (_name, postings) in enumerate(self._lookups(query, index, cited)):
             if not postings or len(postings) > MAX_POSTINGS:
                 continue
             decay = 1.0 / (1.0 + position) ** DECAY
