@@ -5,7 +5,8 @@ Half of the misses of the text agents are slots whose cited thing is named right
 time every paper's names are collected (:class:`NamesIndexKind`):
 
 - the title's prefix before a colon ("BERT: Pre-training of ..."), weight 3;
-- a name the abstract introduces: "we propose/introduce/present ... X", "called/named/dubbed X", weight 2.5;
+- a name the abstract introduces (:func:`introduced_names`): "we propose/introduce/present X" (right after the
+  verb), "called/named/dubbed X", "X, a ..." opening a sentence, an acronym defined there, weight 2.5;
 - a distinctive token of the title (an acronym, CamelCase, a name with digits: "ImageNet", "GPT-3"), weight 2;
 - a parenthesised acronym in the title, weight 2.5, in the abstract, weight 1;
 - the initials of a short title ("Long Short-Term Memory" -> LSTM), weight 1.5;
@@ -95,6 +96,56 @@ def _initials(title: str) -> str | None:
     return None
 
 
+_LEAD = 8  # "we propose ... X": the name within this many words of the verb, before any preposition
+_BREAK = frozenset("of than to over with for on in from by into against as versus vs".split())
+_APPOSITION = re.compile(r"(?:^|[.!?]\s+)([A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*\+*),\s+(?:a|an)\s")
+_DEFINED = re.compile(r"([^()]{3,120})\(([A-Za-z][A-Za-z0-9+\-]{1,15})\)")
+
+
+def _lead_name(text: str) -> str | None:
+    """The name right after "we propose": the first distinctive token ("Sentence-BERT", "GPT-3") or a capitalised
+    word set off by a comma or bracket ("the Transformer, based on ..."), within :data:`_LEAD` words and before any
+    preposition ("we present two techniques to speed up BERT" introduces no name)."""
+    for i, m in enumerate(_TOKEN.finditer(text)):
+        word = m.group(0)
+        if i >= _LEAD or word.lower() in _BREAK:
+            return None
+        if _distinctive(word):
+            return word
+        follow = text[m.end():m.end() + 2]
+        if word[0].isupper() and word.lower() not in _STOP and follow[:1] in (",", "(", ":"):
+            return word
+    return None
+
+
+def _defines(words: str, acronym: str) -> bool:
+    """Whether the words before "(X)" spell the acronym X: "Long Short-Term Memory (LSTM)", "Bidirectional Encoder
+    Representations from Transformers (BERT)"."""
+    letters = "".join(c for c in acronym if c.isalpha()).lower()
+    if len(letters) < 2 or sum(c.isupper() for c in acronym) < 2:
+        return False
+    parts = [w for w in re.split(r"[\s\-]+", words) if w and w[0].isalpha() and w.lower() not in _STOP]
+    return any("".join(w[0].lower() for w in parts[-n:]) == letters for n in (len(letters), len(letters) - 1) if n)
+
+
+def introduced_names(abstract: str) -> list[str]:
+    """The names an abstract introduces, as written: "we propose / introduce / present X" (the name right after
+    the verb), "called / named / dubbed X", "X, a ..." opening a sentence, an acronym defined there ("... Memory
+    (LSTM)")."""
+    out: list[str] = []
+    for m in _INTRO.finditer(abstract):
+        out.append(_lead_name(m.group(1)) or "")
+    for m in _CALLED.finditer(abstract):
+        out.append(_first_name(" " + m.group(1)) or "")
+    for m in _APPOSITION.finditer(abstract):
+        if _distinctive(m.group(1)) or (m.group(1)[0].isupper() and m.start(1) > 0 and m.group(1).lower() not in _STOP):
+            out.append(m.group(1))
+    for m in _DEFINED.finditer(abstract):
+        if _defines(m.group(1), m.group(2)):
+            out.append(m.group(2))
+    return list(dict.fromkeys(n for n in out if n and len(normalize_name(n)) >= 2))
+
+
 def paper_names(paper: Paper) -> dict[str, float]:
     """Normalised name -> weight for the names ``paper`` introduces."""
     names: dict[str, float] = {}
@@ -122,10 +173,8 @@ def paper_names(paper: Paper) -> dict[str, float]:
         add(m.group(1), W_TITLE_PAREN)
     add(_initials(rest if sep else title), W_INITIALS)
     abstract = paper.abstract or ""
-    for m in _INTRO.finditer(abstract):
-        add(_first_name(m.group(1)), W_INTRODUCED)
-    for m in _CALLED.finditer(abstract):
-        add(_first_name(" " + m.group(1)), W_INTRODUCED)
+    for name in introduced_names(abstract):
+        add(name, W_INTRODUCED)
     for m in _PAREN.finditer(abstract):
         if _distinctive(m.group(1)):
             add(m.group(1), W_ABSTRACT_PAREN)
@@ -149,7 +198,7 @@ class NamesIndexKind:
     """Derived index of the names each paper introduces."""
 
     name = "names"
-    version = 3
+    version = 4
 
     def build(self, library: PaperSource) -> NamesIndex:
         postings: dict[str, list[tuple[str, float]]] = defaultdict(list)
