@@ -71,7 +71,7 @@ def cmd_tilt(before: Path, after: Path) -> None:
 
     b, a = per_paper(before), per_paper(after)
     print("| paper | answerable | R@1 refs.bib | R@1 enriched | change |\n|---|---|---|---|---|")
-    worst = 0.0
+    worst = float("inf")
     for p in sorted(b):
         rb, ra = b[p][0] / b[p][1], a[p][0] / a[p][1]
         worst = min(worst, ra - rb)
