@@ -38,7 +38,8 @@ DATA = ROOT / "citefinder/data"
 # abstracts of the top two, names: --terms) did not lower the out-of-fold log loss (0.4875-0.4929 against 0.4808)
 TERMS = ("logit", "log_library", "log_slots")
 ALL_TERMS = ("logit", "log_library", "log_slots", "margin", "first_share", "second_firsts", "abstract",
-             "abstract_diff", "rr_names", "rr_names-weak", "rr_title", "rr_keys")
+             "abstract_diff", "rr_names", "rr_names-weak", "rr_title", "rr_keys", "cousin", "cousin_name", "tell_top",
+             "tell_runner", "cousin_untold", "cousin_x_margin", "cousin_x_logit", "untold_x_logit")
 POOLED, PER_PAPER, MIN_FILLS = 0.90, 0.85, 5
 UNLIKELY_PRECISION = 0.15
 
@@ -51,6 +52,10 @@ def rows(path: Path) -> list[dict[str, Any]]:
     from citefinder.types import Candidate, Hit, Paper
 
     data = json.loads(path.read_text())
+    # the libraries' papers (bench/cousins.py papers RUN.json writes RUN.papers.json): with them and the slot's
+    # sentence the replay reads the cousin features too (rank/relatives.py)
+    side = path.with_suffix(".papers.json")
+    known: dict[str, dict[str, Any]] = json.loads(side.read_text()) if side.exists() else {}
     fusion = learned_fusion("slots")
     sizes = data.get("library_sizes") or {}
     abstracts = {k: set(v) for k, v in (data.get("abstracts") or {}).items()}
@@ -68,13 +73,16 @@ def rows(path: Path) -> list[dict[str, Any]]:
             by = {name: {h.doc_id: h for h in hits} for name, hits in lists.items()}
             cands = []
             for rank, (doc, score) in enumerate(fused, start=1):
-                c = Candidate(Paper(doc, "", abstract="a" if doc in abstracts.get(paper, ()) else ""))
+                rec = known.get(paper, {}).get(doc)
+                c = Candidate(Paper(doc, rec["title"], tuple(rec["authors"]), rec["year"], abstract=rec["abstract"])
+                              if rec else Paper(doc, "", abstract="a" if doc in abstracts.get(paper, ()) else ""))
                 for name, hits in by.items():
                     if doc in hits:
                         c = c.with_score(name, hits[doc].rank, hits[doc].score)
                 cands.append(c.with_score("fused", rank, score))
             ran = [name for name in lists if "#" not in name]
-            row["feats"] = candidate_features(cands, 0, ran, int(sizes.get(paper, 0)), draft_slots=slots[paper])
+            row["feats"] = candidate_features(cands, 0, ran, int(sizes.get(paper, 0)), draft_slots=slots[paper],
+                                              text=o.get("text", "") if known else "")
         out.append(row)
     return out
 
@@ -115,7 +123,7 @@ def risk_threshold(probs: np.ndarray, right: np.ndarray, units: list[str], poole
 
 
 def cmd_fit(paths: list[Path], pooled: float, per_paper: float, min_fills: int, write: bool,
-            terms: tuple[str, ...] = TERMS) -> None:
+            terms: tuple[str, ...] = TERMS, keep: float | None = None) -> None:
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
 
@@ -146,6 +154,11 @@ def cmd_fit(paths: list[Path], pooled: float, per_paper: float, min_fills: int, 
     t, got = risk_threshold(oof, y, units, pooled, per_paper, min_fills)
     print(f"{len(y)} slots, {int(y.sum())} top-1s right; log loss {base_loss:.4f} shipped unadjusted, "
           f"{loss:.4f} out of fold (C={C}); threshold {t} out of fold: {got}")
+    if keep is not None:  # the threshold kept (the risk control's own is printed above and kept in the provenance)
+        fill = oof >= keep
+        print(f"kept threshold {keep}: out of fold {int(fill.sum())} fills, {int(y[fill].sum())} right")
+        got = {"risk_controlled": t, **got, f"at_{keep}": {"filled": int(fill.sum()), "right": int(y[fill].sum())}}
+        t = keep
     unsure = max((s / 100 for s in range(5, 100, 5) if (oof < s / 100).any() and y[oof < s / 100].mean()
                   < UNLIKELY_PRECISION), default=0.05)
     words = {"likely": t, "unsure": min(unsure, t)}
@@ -234,6 +247,8 @@ def main() -> int:
     f.add_argument("--per-paper", type=float, default=PER_PAPER)
     f.add_argument("--min-fills", type=int, default=MIN_FILLS)
     f.add_argument("--dry-run", action="store_true")
+    f.add_argument("--keep-threshold", type=float, help="ship this threshold instead of the risk control's (printed "
+                   "and recorded in the provenance)")
     f.add_argument("--terms", default=",".join(TERMS), help=f"comma-separated, of {', '.join(ALL_TERMS)}")
     r = sub.add_parser("report")
     r.add_argument("files", nargs="+", type=Path)
@@ -242,7 +257,7 @@ def main() -> int:
     args = p.parse_args()
     if args.cmd == "fit":
         cmd_fit(args.files, args.pooled, args.per_paper, args.min_fills, write=not args.dry_run,
-                terms=tuple(args.terms.split(",")))
+                terms=tuple(args.terms.split(",")), keep=args.keep_threshold)
     else:
         cmd_report(args.files, args.model, args.threshold)
     return 0

@@ -106,8 +106,10 @@ def add_cross(rows: list[dict[str, Any]], ranked: dict, library: Any, doc_of: di
 def cmd_collect(args: argparse.Namespace) -> None:
     """Features of every cited key (label 1) and of a random other key of the .bib in its place (label 0)."""
     from citefinder.check.features import NEARBY, Contexts, Vectors, fit_features, rank_context
+    from citefinder.check.run import name_verdict
     from citefinder.config import Settings
     from citefinder.retrieve.agents.draft import draft_context
+    from citefinder.select.named import Owners
     from citefinder.text.citations import find_citations
 
     settings = Settings()
@@ -135,6 +137,8 @@ def cmd_collect(args: argparse.Namespace) -> None:
             cited_in.setdefault(c.key, []).append(c.group)
         docs_in = {g: [doc_of[c.key] for c in citations if c.group == g] for g in groups}
         uncited = frozenset(doc_of.values()) - {doc_of[c.key] for c in citations}
+        owners = Owners(library)
+        paper_of = {p.doc_id: p for p in library.iter_papers()}
         for n_g, group in enumerate(groups):
             cites = [c for c in citations if c.group == group]
             docs = {c.key: doc_of[c.key] for c in cites}
@@ -143,7 +147,8 @@ def cmd_collect(args: argparse.Namespace) -> None:
             for c in cites:
                 others = frozenset(d for d in [*(d for k, d in docs.items() if k != c.key), *together]
                                    if d != docs[c.key])
-                rows.append({"paper": name, "group": group, "key": c.key, "label": 1, "f": fit_features(
+                rows.append({"paper": name, "group": group, "key": c.key, "label": 1, "kind": "cited",
+                             "others": sorted(others), "f": fit_features(
                     ranked[group], docs[c.key], exclude=others, key=c.key, vectors=vectors, contexts=contexts,
                     nearby=nearby, uncited=uncited,
                     elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in[c.key])
@@ -152,11 +157,22 @@ def cmd_collect(args: argparse.Namespace) -> None:
                 for swap in rng.sample(pool, min(args.negatives, len(pool))):
                     # the text with the swap: the key replaced may be left uncited, the swapped-in one is cited
                     left = uncited | ({docs[c.key]} if len(cited_in[c.key]) == 1 else set())
-                    rows.append({"paper": name, "group": group, "key": swap, "label": 0, "f": fit_features(
-                        ranked[group], doc_of[swap], exclude=others, key=swap, vectors=vectors, contexts=contexts,
-                        nearby=nearby, uncited=frozenset(left - {doc_of[swap]}),
-                        elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in.get(swap, ()))
-                                   if ranked[g].slot.sentence != ranked[group].slot.sentence])})
+                    rows.append(swap_row(name, group, swap, "random", ranked, doc_of, others, vectors, contexts,
+                                         nearby, left, cited_in))
+                # the cousin swap: the slot's best-ranked wrong paper of the .bib in the key's place (issue 49)
+                key_of = {d: k for k, d in doc_of.items()}
+                cousin = next((cand.doc_id for cand in ranked[group].candidates
+                               if cand.doc_id not in docs.values() and cand.doc_id not in others
+                               and cand.doc_id in key_of), None)
+                if args.cousins and cousin is not None:
+                    left = uncited | ({docs[c.key]} if len(cited_in[c.key]) == 1 else set())
+                    rows.append(swap_row(name, group, key_of[cousin], "cousin", ranked, doc_of, others, vectors,
+                                         contexts, nearby, left, cited_in))
+        for r in rows[first_row:]:  # what the name rule of the check says of the key there (check/run.py)
+            rk = ranked[r["group"]]
+            cited_here = set(r.pop("others"))
+            r["named_flag"] = name_verdict(rk.slot.focus or rk.slot.sentence, paper_of.get(doc_of[r["key"]]),
+                                           rk.candidates, owners, cited_here) is not None
         if scorers:
             add_cross(rows[first_row:], ranked, library, doc_of, scorers)
         print(f"[{n}] {name}: {len(citations)} cited keys, {library.count()} papers, "
@@ -166,6 +182,20 @@ def cmd_collect(args: argparse.Namespace) -> None:
         cross = {k: {"pairs": v.pairs, "pairs_per_s": round(v.pairs / max(v.seconds, 1e-9), 1)}
                  for k, v in scorers.items()}
         args.out.write_text(json.dumps({"part": args.part, "seed": SEED, "cross": cross, "rows": rows}))
+
+
+def swap_row(name: str, group: int, swap: str, kind: str, ranked: dict, doc_of: dict[str, str], others: frozenset,
+             vectors: Any, contexts: Any, nearby: list[str], left: set[str], cited_in: dict[str, list[int]]
+             ) -> dict[str, Any]:
+    """A row of a key of the .bib written in place of the cited one (label 0): "random" or "cousin"."""
+    from citefinder.check.features import fit_features
+
+    return {"paper": name, "group": group, "key": swap, "label": 0, "kind": kind, "others": sorted(others),
+            "f": fit_features(
+        ranked[group], doc_of[swap], exclude=others, key=swap, vectors=vectors, contexts=contexts,
+        nearby=nearby, uncited=frozenset(left - {doc_of[swap]}),
+        elsewhere=[ranked[g].vector for g in dict.fromkeys(cited_in.get(swap, ()))
+                   if ranked[g].slot.sentence != ranked[group].slot.sentence])}
 
 
 def auc(scores: list[float], labels: list[int]) -> float:
@@ -188,7 +218,8 @@ def cmd_fit(args: argparse.Namespace) -> None:
     data = json.loads(args.rows.read_text())
     assert data["part"] == "train", "fit on the training part only"
     rows = data["rows"]
-    features = list(FIT_FEATURES) + [f for f in (args.extra or "").split(",") if f]
+    drop = set((args.drop or "").split(","))
+    features = [f for f in FIT_FEATURES if f not in drop] + [f for f in (args.extra or "").split(",") if f]
     X = np.asarray([[r["f"][k] for k in features] for r in rows])
     y = np.asarray([r["label"] for r in rows])
     groups = np.asarray([r["paper"] for r in rows])
@@ -197,6 +228,8 @@ def cmd_fit(args: argparse.Namespace) -> None:
     Z = (X - mean) / scale
     # weights: wrong keys count as PRIOR_WRONG of all citations (the benchmark's swap rate)
     w = np.where(y == 1, 1.0, PRIOR_WRONG / (1 - PRIOR_WRONG) * (y == 1).sum() / max(1, (y == 0).sum()))
+    cousin_rows = np.asarray([r.get("kind") == "cousin" for r in rows])
+    w = np.where(cousin_rows, w * args.cousin_weight, w)  # how much a cousin swap counts against a random one
     best = None
     for C in (0.01, 0.1, 1.0, 10.0):
         oof = np.zeros(len(y))
@@ -226,6 +259,13 @@ def cmd_fit(args: argparse.Namespace) -> None:
           f"likely wrong below {wrong:.4f} ({np.mean(oof[y == 1] < wrong):.1%} of correct keys)")
     print(f"out of fold on train: swapped keys flagged {np.mean(swapped < doubtful):.1%} "
           f"(likely wrong {np.mean(swapped < wrong):.1%}); correct keys flagged {np.mean(oof[y == 1] < doubtful):.1%}")
+    kinds = np.asarray([r.get("kind", "cited" if r["label"] else "random") for r in rows])
+    for kind in ("random", "cousin"):
+        sel = kinds == kind
+        if sel.any():
+            print(f"  {kind} swaps ({int(sel.sum())}): flagged {np.mean(oof[sel] < doubtful):.1%} "
+                  f"(likely wrong {np.mean(oof[sel] < wrong):.1%}), AUC against cited keys "
+                  f"{auc(oof[sel | (y == 1)].tolist(), y[sel | (y == 1)].tolist()):.3f}")
     named = np.asarray([r["f"].get("other_named", 0.0) >= 1.0 for r in rows])  # another paper named: the
     if named.any():  # right one of a swapped key, or a name the sentence writes for a paper beside the cited one
         print(f"  random keys where another paper is the name the sentence writes ({int((named & (y == 0)).sum())}):"
@@ -240,7 +280,8 @@ def cmd_fit(args: argparse.Namespace) -> None:
            "doubtful_below": round(doubtful, 4), "wrong_below": round(wrong, 4),
            "provenance": f"bench/check_eval.py fit on {args.rows.name} (drafts-dev train part, "
                          f"{len(set(groups))} papers, {len(y)} rows: "
-                         f"{int(y.sum())} cited keys, {int((1 - y).sum())} random other keys of the same .bib); "
+                         f"{int(y.sum())} cited keys, {int((kinds == 'random').sum())} random other keys of the same "
+                         f".bib, {int((kinds == 'cousin').sum())} cousin swaps: the slot's best-ranked wrong key); "
                          f"out-of-fold AUC {cv_auc:.3f} (5 folds by paper), C={C}; thresholds: doubtful below "
                          f"{args.doubtful_rate:.0%} of correct keys out of fold; likely wrong "
                          + (f"below the highest cut-off where a key is at least as likely wrong as right at a "
@@ -260,21 +301,27 @@ def cmd_replay(args: argparse.Namespace) -> None:
     rows = json.loads(args.rows.read_text())["rows"]
     print(f"{args.model or 'shipped'}: doubtful below {model.doubtful_below:.2f}, likely wrong below "
           f"{model.wrong_below:.2f}\n")
-    print("| paper | cited keys | swapped keys | swapped flagged (likely wrong) | correct flagged (likely wrong) |")
-    print("|---|---|---|---|---|")
+    print("| paper | cited keys | swapped keys | swapped flagged (likely wrong) | correct flagged (likely wrong) | "
+          "random swaps flagged | cousin swaps flagged |")
+    print("|---|---|---|---|---|---|---|")
     papers = sorted({r["paper"] for r in rows})
     for paper in [*papers, "all"]:
         group = [r for r in rows if paper in ("all", r["paper"])]
-        verdicts = [(r["label"], model.verdict(model.probability(r["f"]))) for r in group]
+        verdicts = [(r["label"], WRONG if r.get("named_flag") and args.names
+                     else model.verdict(model.probability(r["f"]))) for r in group]
         sw = [v for label, v in verdicts if label == 0]
         ok = [v for label, v in verdicts if label == 1]
+        by_kind = {k: [v for r, (_, v) in zip(group, verdicts, strict=True) if r.get("kind") == k]
+                   for k in ("random", "cousin")}
 
         def share(vs: list[str], words: tuple[str, ...]) -> str:
             return f"{sum(v in words for v in vs) / max(1, len(vs)):.1%}"
 
         name = f"**{paper}**" if paper == "all" else paper
         print(f"| {name} | {len(ok)} | {len(sw)} | {share(sw, (DOUBTFUL, WRONG))} ({share(sw, (WRONG,))}) | "
-              f"{share(ok, (DOUBTFUL, WRONG))} ({share(ok, (WRONG,))}) |")
+              f"{share(ok, (DOUBTFUL, WRONG))} ({share(ok, (WRONG,))}) | "
+              f"{share(by_kind['random'], (DOUBTFUL, WRONG))} ({len(by_kind['random'])}) | "
+              f"{share(by_kind['cousin'], (DOUBTFUL, WRONG))} ({len(by_kind['cousin'])}) |")
 
 
 def main() -> None:
@@ -284,6 +331,8 @@ def main() -> None:
     c.add_argument("--part", choices=("train", "test", "all"), default="train")
     c.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")
     c.add_argument("--negatives", type=int, default=2, help="random other keys per cited key")
+    c.add_argument("--cousins", action="store_true", help="also a cousin swap per cited key: the slot's best-ranked "
+                   "wrong paper of the .bib (issue 49)")
     c.add_argument("--papers", help="comma-separated papers of the part, in this order (default: all of it)")
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--cross", action="append", default=[], metavar="NAME=FOLDER",
@@ -293,6 +342,9 @@ def main() -> None:
     f.add_argument("rows", type=Path)
     f.add_argument("--extra", help="comma-separated features beyond the shipped ones (e.g. cross_v1)")
     f.add_argument("--dry-run", action="store_true", help="print the fit's figures, write nothing")
+    f.add_argument("--drop", help="comma-separated features of FIT_FEATURES left out of the fit")
+    f.add_argument("--cousin-weight", type=float, default=1.0, help="weight of a cousin swap row (collect --cousins) "
+                   "against a random one")
     f.add_argument("--doubtful-rate", type=float, default=0.08, help="share of correct keys below 'doubtful'")
     f.add_argument("--wrong-rate", type=float, default=0.02, help="share of correct keys below 'likely wrong'")
     f.add_argument("--wrong-odds", action="store_true",
@@ -306,6 +358,8 @@ def main() -> None:
     rp = sub.add_parser("replay", help="a fit model read on collected rows (before/after on the same rows)")
     rp.add_argument("rows", type=Path)
     rp.add_argument("--model", type=Path, help="a check.json (default: the shipped one)")
+    rp.add_argument("--names", action="store_true", help="a key the check's name rule overrules is likely wrong "
+                    "(check/run.py name_verdict, recorded by collect as named_flag), as the check shows it")
     a = sub.add_parser("against", help="only the invented-entry part of measure: the .bib files measure wrote, "
                                        "checked against a reference library")
     a.add_argument("--part", choices=("train", "test"), default="test")

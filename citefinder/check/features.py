@@ -164,6 +164,32 @@ def name_features(cands: Sequence[Candidate], doc_id: str) -> dict[str, float]:
     return f
 
 
+def cousin_check_features(sentence: str, cands: Sequence[Candidate], at: int | None,
+                          others: dict[int, float], own: float) -> dict[str, float]:
+    """Whether a paper that fits better is a close relative of the cited one (:mod:`citefinder.rank.relatives`:
+    the benchmark's paper written for the model's, the base method's for its extension) and whether the sentence
+    tells them apart: ``cousin_alt_p`` the engine's probability of the best relative among the top candidates,
+    ``cousin_alt_gap`` how far it is above the cited paper's, ``cousin_tell_alt`` / ``cousin_tell_key`` the words of
+    the sentence only that relative / only the cited paper holds; ``tell_gap`` the same difference against the best
+    other candidate, relative or not."""
+    from citefinder.rank.relatives import relatives, telling_words
+
+    f = {"cousin_alt_p": 0.0, "cousin_alt_gap": 0.0, "cousin_tell_alt": 0.0, "cousin_tell_key": 0.0, "tell_gap": 0.0}
+    if at is None or not others:
+        return f
+    key = cands[at].paper
+    best = max(others, key=lambda i: others[i])
+    ta, tk = telling_words(sentence, cands[best].paper, key)
+    f["tell_gap"] = float(min(2, ta) - min(2, tk))
+    kin = [i for i in others if relatives(key, cands[i].paper).related]
+    if kin:
+        i = max(kin, key=lambda j: others[j])
+        ta, tk = telling_words(sentence, cands[i].paper, key)
+        f.update(cousin_alt_p=others[i], cousin_alt_gap=others[i] - own, cousin_tell_alt=float(min(2, ta)),
+                 cousin_tell_key=float(min(2, tk)))
+    return f
+
+
 def fit_features(ranked: Ranked, doc_id: str, *, exclude: frozenset[str] = frozenset(), calibration: Any = None,
                  key: str = "", elsewhere: Sequence[Any] = (), vectors: Vectors | None = None,
                  contexts: Contexts | None = None, nearby: Sequence[str] = (),
@@ -208,6 +234,7 @@ def fit_features(ranked: Ranked, doc_id: str, *, exclude: frozenset[str] = froze
     f["log_library"] = math.log10(size)
     f["key_named"] = float(min(2, len(key_parts(key) & ranked.words))) if key else 0.0
     f.update(name_features(cands, doc_id))
+    f.update(cousin_check_features(ranked.slot.sentence, cands, at, others, f["p_engine"]))
     f["elsewhere"] = 1.0 if elsewhere else 0.0
     f["elsewhere_cos"] = _max_cos(ranked.vector, elsewhere)
     co = [vectors.of(d) for d in exclude] if vectors is not None else []

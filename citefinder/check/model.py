@@ -24,7 +24,8 @@ FIT_FEATURES = ("in_list", "rr_fused", "p_engine", "alt_p", "dense_cos", "dense_
                 "window_gap", "window_pct", "bm25_pct", "bm25_raw", "log_library", "key_named", "elsewhere",
                 "elsewhere_cos", "co_cited", "co_cos", "reverse_pct", "reverse_wpct", "wbm25_pct", "wbm25_raw",
                 "best_cos", "words", "nearby_cos", "hub", "alt_uncited_p", "named", "named_weak", "other_named",
-                "other_named_weak", "log_rank", "rank_share")
+                "other_named_weak", "log_rank", "rank_share", "cousin_alt_p", "cousin_alt_gap", "cousin_tell_alt",
+                "cousin_tell_key", "tell_gap")
 PRIOR_WRONG = 0.1
 FITS, DOUBTFUL, WRONG = "fits", "doubtful", "likely wrong"
 

@@ -20,7 +20,8 @@ from citefinder.check.features import (
     rank_context,
 )
 from citefinder.check.model import DOUBTFUL, FITS, WRONG, FitModel, default_model
-from citefinder.select.named import Owners, overruled
+from citefinder.index.names import normalize_name
+from citefinder.select.named import Owners, described, match_name, named_work, overruled
 from citefinder.text.citations import Citation
 
 if TYPE_CHECKING:
@@ -152,6 +153,53 @@ def named_alternatives(named: Sequence[str], doc: str | None, papers_of: Callabl
     return tuple([*first, *(a for a in better if a.doc_id not in ids)][:MAX_ALTERNATIVES])
 
 
+def named_stands(named: Sequence[str], doc: str | None, cited_here: set[str]) -> bool:
+    """Whether the name rule's verdict on a written key stands: the named work's own paper is in the library (else
+    there is no better key to offer: a draft may cite a survey or a later paper for a name whose paper it lacks),
+    the key is not one of them, and no other key of the same command or sentence is (in "REINFORCE \\cite{williams,
+    sutton}" the name is the first key's; the second is cited beside it)."""
+    own = [d for d in named if d != doc]
+    return bool(own) and doc not in named and not (set(own) & cited_here)
+
+
+def name_verdict(focus: str, paper: Any, candidates: Sequence[Any], owners: Owners, cited_here: set[str]
+                 ) -> tuple[str, tuple[str, ...]] | None:
+    """Why the sentence's name says a written key is not the paper it names, and the named work's own papers (the
+    fill's rule, :func:`~citefinder.select.named.overruled`, or :func:`not_the_named`) when that stands
+    (:func:`named_stands`); else None."""
+    if paper is None:
+        return None
+    named = overruled(focus, paper, candidates, owners) or not_the_named(focus, paper, owners)
+    return named if named is not None and named_stands(named[1], paper.doc_id, cited_here) else None
+
+
+def not_the_named(focus: str, paper: Any, owners: Owners) -> tuple[str, tuple[str, ...]] | None:
+    """A written key checked by the sentence's name beyond the fill's rule: the sentence names a work ("We compare
+    with GloamFlow [CITATION]"), the library holds that work's own paper, and the key's paper is not it (the base
+    method's paper written for its extension, another work's) nor described by the words before the marker. Why, and
+    the named work's own papers; None otherwise (no name, the named paper missing, or the key is it)."""
+    name = named_work(focus)
+    if not name:
+        return None
+    found = owners.of(name)
+    if not found or paper.doc_id in found:
+        return None
+    pick = match_name(name, paper, owners.memory(normalize_name(name)))
+    if pick.named or described(focus, name, paper):
+        return None
+    return f"the sentence names {name}: {pick.why}", found
+
+
+def overruled_probability(model: FitModel) -> float:
+    """The probability shown for a key the name rule overrules: the chance that the named work's own paper is not
+    the right one (1 - its measured precision when put first, select/named.py), and never above the *likely
+    wrong* band, so that the word follows the number."""
+    from citefinder.select.named import tuned
+
+    cap = 1.0 - float(tuned().get("promoted_precision", 0.0))
+    return max(0.0, min(cap, round(model.wrong_below, 2) - 0.01))
+
+
 def check_citations(
     pipeline: "Pipeline",
     citations: Sequence[Citation],
@@ -208,9 +256,13 @@ def check_citations(
             verdict = WRONG if doc is None else model.verdict(p)
             file, line = where(c.start) if where else ("", 0)
             paper = papers.get(doc) if doc else None
-            named = overruled(c.slot.focus or c.slot.sentence, paper, ranked.candidates, owners) if paper else None
-            if named is not None:  # a cousin of a named work is judged as the fill judges it (select/named.py)
-                verdict, reason = WRONG, f"{named[0]}; {reason}"
+            cited_here = {doc_of[k] for k in c.others if k in doc_of} | set(together)
+            named = name_verdict(c.slot.focus or c.slot.sentence, paper, ranked.candidates, owners, cited_here)
+            if named is not None:
+                # a cousin of a named work is judged as the fill judges it (select/named.py); the number shown says
+                # so too: at most the chance the named paper is not the right one, in the band of the word
+                p = min(p, overruled_probability(model))
+                verdict, reason = model.verdict(p), f"{named[0]}; {reason}"
                 better = named_alternatives(named[1], doc, papers_of, keys_of, better)
             out.append(CheckedCitation(
                 index=index[id(c)], key=c.key, file=file, line=line, command=c.command,

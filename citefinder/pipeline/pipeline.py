@@ -123,7 +123,7 @@ class Pipeline:
         query, candidates, traces = self.rank_slot(slot, draft=draft, cocited=cocited, exclude=exclude)
         ran = self._agents_ran(traces)
         size = self.library.count() - len(self.exclude)
-        confidences = self.calibration.confidences(candidates, ran, size, draft_slots)
+        confidences = self.calibration.confidences(candidates, ran, size, draft_slots, text=slot.sentence)
         shown = candidates[: self.settings.select_candidates]
         selection, t_select = self.selector.select(query, shown, confidences, context=slot.context)
         if self.settings.named_rule:  # a named work is filled with its own paper or not at all (select/named.py)
@@ -135,7 +135,7 @@ class Pipeline:
             selection = second_paper(query, shown, confidences, selection)
             if selection.also:
                 t_select = replace(t_select, details={**t_select.details, "also": [p.doc_id for p in selection.also]})
-        t_select = self._explain_confidence(t_select, shown, ran, size, draft_slots)
+        t_select = self._explain_confidence(t_select, shown, ran, size, draft_slots, slot.sentence)
         result = SlotResult(slot, query, candidates, selection, traces + (t_select,))
         if self.literature is not None:  # after the selection: a literature paper is never selected
             top = confidences.get(candidates[0].doc_id, 0.0) if candidates else 0.0
@@ -249,12 +249,12 @@ class Pipeline:
 
     def _explain_confidence(
         self, trace: StageTrace, shown: tuple[Candidate, ...], ran: list[str], size: int,
-        draft_slots: int | None = None,
+        draft_slots: int | None = None, text: str = "",
     ) -> StageTrace:
         """Add to the select trace why the top candidate has its confidence."""
         if not shown:
             return trace
-        basis = self.calibration.explain(shown, ran, size, draft_slots)
+        basis = self.calibration.explain(shown, ran, size, draft_slots, text)
         return replace(trace, details={**trace.details, "confidence_basis": basis})
 
 

@@ -86,8 +86,12 @@ def candidate_features(
     library_size: int,
     agents: Sequence[str] | None = None,
     draft_slots: int | None = None,
+    text: str = "",
 ) -> dict[str, float]:
     """Features of candidate ``i`` of a fused list (each has a "fused" stage score).
+
+    ``text``: the slot's sentence; with it, whether the runner-up is a close relative of the candidate and whether the
+    sentence tells the two apart (:func:`~citefinder.rank.relatives.cousin_features`), read by the adjustment only.
 
     ``draft_slots``: how many slots the draft being filled has (None: not a draft's slot — a search, a check of
     a written citation, a benchmark item); it is not a feature of the logistic model but of its adjustment
@@ -135,6 +139,10 @@ def candidate_features(
     f["runner_up"] = 1.0 if i + 1 < len(candidates) else 0.0  # not a model feature either
     if draft_slots is not None:
         f["draft_slots"] = float(draft_slots)  # read by the adjustment only
+    if text:
+        from citefinder.rank.relatives import cousin_features
+
+        f.update(cousin_features(text, c.paper, candidates[i + 1].paper if i + 1 < len(candidates) else None))
     return f
 
 
@@ -143,11 +151,15 @@ def candidate_features(
 # runner-up lacks), so a rule fit on some papers holds on others (bench/autofill.py fit)
 TRANSFER = ("margin", "first_share", "second_firsts", "abstract", "abstract_diff", "rr_names", "rr_names-weak",
             "rr_title", "rr_keys")
+# the runner-up a close relative of the top, and whether the sentence tells the two apart (rank/relatives.py): a
+# confident pick among unrelated candidates needs less margin than one between siblings (issue 49)
+COUSIN = ("cousin", "cousin_name", "tell_top", "tell_runner", "cousin_untold")
 
 
 def adjust_terms(p: float, feats: Mapping[str, float]) -> dict[str, float]:
     """The terms :meth:`Calibration.adjusted` may read: the model's log-odds, the library's size and the draft's
-    number of slots (log10), their products, and the :data:`TRANSFER` features of the top candidate."""
+    number of slots (log10), their products, the :data:`TRANSFER` features of the top candidate, and the
+    :data:`COUSIN` features with their products with the margin and the log-odds."""
     q = min(max(p, 1e-4), 1 - 1e-4)
     logit = math.log(q / (1 - q))
     lib = math.log10(max(1.0, feats.get("library", 1.0)))
@@ -157,7 +169,11 @@ def adjust_terms(p: float, feats: Mapping[str, float]) -> dict[str, float]:
             "logit_x_log_slots": logit * slots, "log_library_x_log_slots": lib * slots,
             # no runner-up: as far ahead as a top-1 can be
             **{t: (1.0 if t == "margin" else 0.0) if alone and t in RUNNER_UP + ("abstract_diff",)
-               else float(feats.get(t, 0.0)) for t in TRANSFER}}
+               else float(feats.get(t, 0.0)) for t in TRANSFER},
+            **{t: 0.0 if alone else float(feats.get(t, 0.0)) for t in COUSIN},
+            "cousin_x_margin": 0.0 if alone else float(feats.get("cousin", 0.0)) * float(feats.get("margin", 0.0)),
+            "cousin_x_logit": 0.0 if alone else float(feats.get("cousin", 0.0)) * logit,
+            "untold_x_logit": 0.0 if alone else float(feats.get("cousin_untold", 0.0)) * logit}
 
 
 def _fused(c: Candidate) -> float:
@@ -223,22 +239,22 @@ class Calibration:
 
     def confidences(
         self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int,
-        draft_slots: int | None = None,
+        draft_slots: int | None = None, text: str = "",
     ) -> dict[str, float]:
         """doc_id -> calibrated probability of being the cited paper, for every candidate (``draft_slots``: the
-        slot is one of a draft of that many, see :func:`candidate_features`)."""
+        slot is one of a draft of that many; ``text``: its sentence, see :func:`candidate_features`)."""
         return {
             c.doc_id: round(self.probability(
-                candidate_features(candidates, i, agents_ran, library_size, draft_slots=draft_slots)), 4)
+                candidate_features(candidates, i, agents_ran, library_size, draft_slots=draft_slots, text=text)), 4)
             for i, c in enumerate(candidates)
         }
 
     def explain(self, candidates: Sequence[Candidate], agents_ran: Sequence[str], library_size: int,
-                draft_slots: int | None = None) -> dict[str, Any]:
+                draft_slots: int | None = None, text: str = "") -> dict[str, Any]:
         """Why the top candidate has its confidence: its agents' ranks and the strongest reasons, in words."""
         if not candidates:
             return {}
-        feats = candidate_features(candidates, 0, agents_ran, library_size, draft_slots=draft_slots)
+        feats = candidate_features(candidates, 0, agents_ran, library_size, draft_slots=draft_slots, text=text)
         p = self.probability(feats)
         firsts = [a for a in agents_ran if (s := candidates[0].stage(a)) is not None and s.rank == 1]
         ranks = {a: (s.rank if (s := candidates[0].stage(a)) is not None else None) for a in agents_ran}
@@ -250,6 +266,10 @@ class Calibration:
             parts.append("well ahead of the next candidate")
         elif feats["margin"] < 0.05:
             parts.append("nearly tied with the next candidate")
+        if feats.get("cousin"):
+            parts.append("the next candidate is a close relative" + (
+                " the sentence does not tell apart from it" if feats.get("cousin_untold")
+                else ": the sentence has words only this one holds"))
         if self.weight(library_size) < 1.0:
             parts.append(f"a library of {library_size} papers tells little (the confidence was fit on libraries of "
                          f"{self.min_library} or more): only how well it matches the text counts fully")
