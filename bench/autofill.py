@@ -23,7 +23,6 @@ confidence.json`` ("adjust": the recalibration, its threshold, its words), which
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import defaultdict
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from common import commands
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "citefinder/data"
@@ -239,8 +239,7 @@ def _pct(a: int, b: int) -> str:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p, sub = commands(__doc__)
     f = sub.add_parser("fit")
     f.add_argument("files", nargs="+", type=Path)
     f.add_argument("--pooled", type=float, default=POOLED)

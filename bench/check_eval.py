@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common import commands
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("CITEFINDER_SHARED_DATA", ROOT.parent / "shared/data")) / "drafts-dev"
 MARKER = re.compile(r"\[CITATION\]")
@@ -325,8 +327,7 @@ def cmd_replay(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p, sub = commands(__doc__)
     c = sub.add_parser("collect")
     c.add_argument("--part", choices=("train", "test", "all"), default="train")
     c.add_argument("--libraries", type=Path, default=ROOT / "bench/out/check-libs")

@@ -16,7 +16,6 @@ slots auto-filled and no paper auto-filled more than 3 times.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
@@ -24,6 +23,8 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+
+from common import commands
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "bench/offtopic"
@@ -103,8 +104,7 @@ def cmd_run(kind: str, out_file: Path, data: Path, threshold: float | None) -> N
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p, sub = commands(__doc__)
     g = sub.add_parser("generate")
     g.add_argument("--words", type=Path, default=Path("/usr/share/dict/words"))
     r = sub.add_parser("run")

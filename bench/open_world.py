@@ -19,7 +19,6 @@ before and after, and how often the paper offered first is the cited one.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from common import commands
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "citefinder/data/open_world.json"
@@ -122,8 +122,7 @@ def cmd_report(paths: list[Path], rule_path: Path | None) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p, sub = commands(__doc__)
     f = sub.add_parser("fit")
     f.add_argument("files", nargs="+", type=Path)
     f.add_argument("--max-lost", type=float, default=MAX_LOST)

@@ -19,13 +19,13 @@ whose picks are >= 75% right on the training items. ``report`` prints AUC and re
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from common import commands
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "citefinder/data"
@@ -447,8 +447,7 @@ def cmd_ablate(paths: list[Path]) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p, sub = commands(__doc__)
     f = sub.add_parser("fusion")
     f.add_argument("files", nargs="+", type=Path)
     f.add_argument("--agents", help="comma-separated (default: every agent with a list in the files)")

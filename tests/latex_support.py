@@ -6,6 +6,7 @@ import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from citefinder.config import Settings
 from citefinder.text.slots import _PLACEHOLDER_KEY_RE
@@ -46,3 +47,15 @@ def copied_library(library: Path, tmp_path: Path) -> Path:
     """A test's own copy of the library folder ``library`` (``tmp_path/library``)."""
     shutil.copytree(library, tmp_path / "library")
     return tmp_path / "library"
+
+
+def plan_project_outputs(project: Any) -> tuple[Any, dict[int, Path]]:
+    """A write plan for ``project``'s filled copies (``.cited``, one a file, not in place) and those outputs."""
+    from citefinder.cli.outputs import project_plan
+    from citefinder.workflow.outputs import plan_output_file, planned_outputs
+
+    plan = project_plan(project, [], None)
+    outputs = planned_outputs(project, None, bib_mode=True, in_place=False)
+    for i, path in outputs.items():
+        plan_output_file(plan, project, i, path, named=False, in_place=False)
+    return plan, outputs

@@ -17,6 +17,15 @@ def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
 
 
+@pytest.fixture
+def cli_literature_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CLI run's own cache, no learning from its picks and no literature named by the environment. Modules ask
+    for it with ``pytestmark = pytest.mark.usefixtures("cli_literature_env")``."""
+    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
+    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+
+
 @pytest.fixture(scope="module")
 def records() -> list[dict]:
     """The literature's records (:func:`literature_support.literature_records`)."""

@@ -52,9 +52,13 @@ def build_literature(root: Path, records: list[dict]) -> Path:
     src = root / "dump.jsonl"
     src.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
     folder = root / "papers-lit"
-    report = Library.open(Settings(library=folder)).import_files([src], defer_embedding=True)
-    assert report.added == len(records)
+    assert import_dump(folder, src) == len(records)
     return folder
+
+
+def import_dump(folder: Path, dump: Path) -> int:
+    """``dump`` imported BM25-first (no vectors) into a library at ``folder``; how many papers were added."""
+    return Library.open(Settings(library=folder)).import_files([dump], defer_embedding=True).added
 
 
 def own_library(folder: Path, records: list[dict]) -> Library:

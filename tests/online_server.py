@@ -495,6 +495,53 @@ def only_loopback(monkeypatch: Any) -> list[Any]:
     return tried
 
 
+def served(records: list[dict]) -> Iterator[FakeScholar]:
+    """A :class:`FakeScholar` over ``records``, closed after use: the body of a (module-scoped) fixture."""
+    server = FakeScholar(Catalog(records))
+    yield server
+    server.close()
+
+
+def loopback_fake(server: FakeScholar, monkeypatch: Any, *, fresh: bool = True) -> Iterator[FakeScholar]:
+    """The body of a per-test fixture: only loopback allowed (:func:`only_loopback`) while ``server`` is used;
+    ``fresh`` clears its modes and calls before and its modes after (a server shared by a module); afterwards
+    asserts nothing but loopback was contacted."""
+    tried = only_loopback(monkeypatch)
+    if fresh:
+        server.modes, server.seen = {}, []
+    yield server
+    if fresh:
+        server.modes = {}
+    assert tried == [], f"a test contacted something other than loopback: {tried}"
+
+
+def module_fake(records: list[dict]) -> tuple[Any, Any]:
+    """The fixtures ``server`` (one :func:`served` server over ``records`` for the module) and ``fake`` (that server,
+    fresh for each test, only loopback allowed: :func:`loopback_fake`); a module takes them with
+    ``server, fake = module_fake(...)``."""
+    import pytest
+
+    @pytest.fixture(scope="module", name="server")
+    def server_fixture() -> Iterator[FakeScholar]:
+        yield from served(records)
+
+    @pytest.fixture(name="fake")
+    def fake_fixture(server: FakeScholar, monkeypatch: Any) -> Iterator[FakeScholar]:
+        yield from loopback_fake(server, monkeypatch)
+
+    return server_fixture, fake_fixture
+
+
+def own_fake(monkeypatch: Any, records: list[dict]) -> Iterator[FakeScholar]:
+    """The body of a per-test fixture with its own server: only loopback allowed, a :class:`FakeScholar` over
+    ``records`` started, closed after the test, and nothing but loopback contacted."""
+    tried = only_loopback(monkeypatch)
+    server = FakeScholar(Catalog(records))
+    yield server
+    server.close()
+    assert tried == [], f"a test contacted something other than loopback: {tried}"
+
+
 def pointed_fake(monkeypatch: Any, records: list[dict]) -> tuple[FakeScholar, list[Any]]:
     """Only loopback allowed (:func:`only_loopback`), a :class:`FakeScholar` over ``records`` started and every
     service's ``CITEFINDER_<NAME>`` address pointed at it; the server and the list of refused contacts."""

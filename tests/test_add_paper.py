@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from literature_support import snapshot
+from literature_support import import_dump, snapshot
 
 from citefinder.cli.main import main
 from citefinder.config import Settings
@@ -110,18 +110,13 @@ def test_a_results_file_gives_each_slots_marked_papers():
 
 # --- end to end ---------------------------------------------------------------------------------------------------
 
-@pytest.fixture(autouse=True)
-def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
-    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+pytestmark = pytest.mark.usefixtures("cli_literature_env")  # tests/literature_fixtures.py
 
 
 @pytest.fixture(scope="module")
 def literature(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("add-lit") / "metric-lit"
-    report = Library.open(Settings(library=folder)).import_files([DATA / "literature.jsonl"], defer_embedding=True)
-    assert report.added == len(_records("literature.jsonl"))
+    assert import_dump(folder, DATA / "literature.jsonl") == len(_records("literature.jsonl"))
     return folder
 
 

@@ -11,12 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from literature_support import import_dump
 
 from citefinder.cli.main import main
-from citefinder.config import Settings
 from citefinder.errors import InputError
 from citefinder.library.bibtex import grown_bib
-from citefinder.library.store import Library
 from citefinder.text.safewrite import WritePlan
 
 DATA = Path(__file__).parent / "data" / "add-paper"
@@ -92,17 +91,13 @@ def test_a_bib_bibtex_cannot_read_is_one_clear_error():
 
 # --- end to end ---------------------------------------------------------------------------------------------------
 
-@pytest.fixture(autouse=True)
-def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("CITEFINDER_LEARN_FROM_PICKS", "false")
-    monkeypatch.delenv("CITEFINDER_LITERATURE", raising=False)
+pytestmark = pytest.mark.usefixtures("cli_literature_env")  # tests/literature_fixtures.py
 
 
 @pytest.fixture(scope="module")
 def literature(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("grow-lit") / "metric-lit"
-    Library.open(Settings(library=folder)).import_files([DATA / "literature.jsonl"], defer_embedding=True)
+    import_dump(folder, DATA / "literature.jsonl")
     return folder
 
 

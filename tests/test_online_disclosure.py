@@ -13,7 +13,7 @@ from citefinder.config import Settings
 from citefinder.sources.base import Lookup
 from citefinder.sources.online.service import SENT
 from citefinder.sources.registry import open_source
-from online_server import SERVICES, Catalog, FakeScholar, only_loopback, read_records
+from online_server import SERVICES, FakeScholar, own_fake, read_records
 
 FIXTURE = Path(__file__).parent / "data" / "online-papers.jsonl"
 ASK = [Lookup("arxiv", "1706.03762"), Lookup("doi", "10.18653/v1/n19-1423"),
@@ -26,11 +26,7 @@ NAMED = {"title": "titles", "doi": "DOIs", "arxiv": "arXiv ids", "surname": "sur
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch):
-    tried = only_loopback(monkeypatch)
-    server = FakeScholar(Catalog(list(read_records(FIXTURE))))
-    yield server
-    server.close()
-    assert tried == []
+    yield from own_fake(monkeypatch, list(read_records(FIXTURE)))
 
 
 def received(fake: FakeScholar) -> str:

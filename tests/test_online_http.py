@@ -15,7 +15,7 @@ from citefinder.sources.base import Lookup
 from citefinder.sources.online.cache import AnswerCache
 from citefinder.sources.online.http import SourceUnreachable, retry_after, wait_turn
 from citefinder.sources.registry import open_source
-from online_server import Catalog, FakeScholar, closed_port, only_loopback, read_records
+from online_server import FakeScholar, closed_port, only_loopback, own_fake, read_records
 
 FIXTURE = Path(__file__).parent / "data" / "online-papers.jsonl"
 SERVICES = ("openalex", "s2", "arxiv", "crossref")
@@ -24,11 +24,7 @@ ATTENTION = Lookup("arxiv", "1706.03762")
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch):
-    tried = only_loopback(monkeypatch)
-    server = FakeScholar(Catalog(list(read_records(FIXTURE))))
-    yield server
-    server.close()
-    assert tried == [], f"a test contacted something other than loopback: {tried}"
+    yield from own_fake(monkeypatch, list(read_records(FIXTURE)))
 
 
 def settings_for(fake: FakeScholar, tmp_path: Path, **kw: object) -> Settings:

@@ -20,7 +20,13 @@ from citefinder.sources.online.cache import AnswerCache, cache_path
 from citefinder.sources.online.http import BadAnswer, SourceUnreachable
 from citefinder.sources.registry import open_source, resolve
 from citefinder.types import Query
-from online_server import MISBEHAVIOURS, SERVICES, Catalog, FakeScholar, only_loopback, read_records
+from online_server import (
+    MISBEHAVIOURS,
+    SERVICES,
+    FakeScholar,
+    module_fake,
+    read_records,
+)
 
 FIXTURE = Path(__file__).parent / "data" / "online-papers.jsonl"
 DEADLINE_S = 1.5
@@ -28,20 +34,7 @@ ASK = [Lookup("arxiv", "1706.03762"), Lookup("doi", "10.18653/v1/n19-1423"),
        Lookup("title", "Attention Is All You Need", 2017, "vaswani")]
 
 
-@pytest.fixture(scope="module")
-def server():
-    server = FakeScholar(Catalog(list(read_records(FIXTURE))))
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def fake(server: FakeScholar, monkeypatch: pytest.MonkeyPatch):
-    tried = only_loopback(monkeypatch)
-    server.modes, server.seen = {}, []
-    yield server
-    server.modes = {}
-    assert tried == [], f"a test contacted something other than loopback: {tried}"
+server, fake = module_fake(list(read_records(FIXTURE)))  # the fixtures
 
 
 def settings_for(fake: FakeScholar, tmp_path: Path, **kw: object) -> Settings:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,8 @@ def papers(folder: Path) -> list[tuple]:
                   for p in Library.open(Settings(library=folder)).iter_papers())
 
 
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> Path:
+@pytest.fixture
+def bib(fake: FakeScholar, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> Path:
     """refs.bib with its library made and synced (an enrichment from a closed port adds nothing)."""
     bib = tmp_path / "refs.bib"
     shutil.copy(DATA / "online-refs.bib", bib)
@@ -77,6 +79,13 @@ def clear_end(code: int, out: str, err: str, service: str) -> str:
     return line
 
 
+def misbehaving(fake: FakeScholar, service: str) -> Iterator[str]:
+    """Each misbehaviour in turn, ``service`` made to show it on every call."""
+    for mode in MISBEHAVIOURS:
+        fake.modes[service] = mode
+        yield mode
+
+
 def timed_run(argv: list[str], capsys: pytest.CaptureFixture, service: str) -> tuple[int, str, str, float]:
     """The CLI run on ``argv``: its exit code, standard error, last line (checked by :func:`clear_end`) and
     seconds."""
@@ -88,12 +97,9 @@ def timed_run(argv: list[str], capsys: pytest.CaptureFixture, service: str) -> t
 
 @pytest.mark.parametrize("service", SERVICES)
 def test_enrich_from_a_misbehaving_service_ends_cleanly_and_changes_nothing(
-        fake: FakeScholar, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
-        service: str) -> None:
-    bib = project(tmp_path, monkeypatch, capsys)
+        fake: FakeScholar, bib: Path, capsys: pytest.CaptureFixture, service: str) -> None:
     before, held = bib.read_bytes(), papers(library_beside(bib))
-    for mode in MISBEHAVIOURS:
-        fake.modes[service] = mode
+    for mode in misbehaving(fake, service):
         code, err, last, seconds = timed_run(["library", "enrich", "--from", service, "--bib", str(bib)], capsys,
                                              service)
         assert seconds < DEADLINE_S + SLACK_S, (mode, seconds, last)
@@ -106,12 +112,9 @@ def test_enrich_from_a_misbehaving_service_ends_cleanly_and_changes_nothing(
 
 @pytest.mark.parametrize("service", SERVICES)
 def test_fill_with_a_misbehaving_literature_goes_on_and_says_so_once(
-        fake: FakeScholar, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
-        service: str) -> None:
-    bib = project(tmp_path, monkeypatch, capsys)
+        fake: FakeScholar, bib: Path, tmp_path: Path, capsys: pytest.CaptureFixture, service: str) -> None:
     before, held = bib.read_bytes(), papers(library_beside(bib))
-    for mode in MISBEHAVIOURS:
-        fake.modes[service] = mode
+    for mode in misbehaving(fake, service):
         tex = tmp_path / f"paper-{mode}.tex"
         tex.write_text(DRAFT, encoding="utf-8")
         code, err, _, seconds = timed_run(["fill", str(tex), "--literature", service, "--literature-when", "always"],

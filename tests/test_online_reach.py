@@ -12,25 +12,18 @@ import pytest
 from citefinder.config import Settings
 from citefinder.errors import SourceError
 from citefinder.sources.reach import PROBE, check_reachable
-from online_server import SERVICES, Catalog, FakeScholar, closed_port, only_loopback, read_records
+from online_server import (
+    SERVICES,
+    FakeScholar,
+    closed_port,
+    module_fake,
+    read_records,
+)
 
 FIXTURE = Path(__file__).parent / "data" / "online-papers.jsonl"
 
 
-@pytest.fixture(scope="module")
-def server():
-    server = FakeScholar(Catalog(list(read_records(FIXTURE))))
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def fake(server: FakeScholar, monkeypatch: pytest.MonkeyPatch):
-    tried = only_loopback(monkeypatch)
-    server.modes, server.seen = {}, []
-    yield server
-    server.modes = {}
-    assert tried == []
+server, fake = module_fake(list(read_records(FIXTURE)))  # the fixtures
 
 
 def settings_for(fake: FakeScholar, tmp_path: Path, **kw: object) -> Settings:

@@ -17,7 +17,7 @@ from citefinder.sources.online.http import CallEvent
 from citefinder.sources.registry import SERVICES, open_source
 from citefinder.sources.same import find_same
 from citefinder.types import Paper
-from online_server import Catalog, FakeScholar, only_loopback, read_records
+from online_server import Catalog, FakeScholar, only_loopback, own_fake, read_records
 
 FIXTURE = Path(__file__).parent / "data" / "online-papers.jsonl"
 RECORDS = list(read_records(FIXTURE))
@@ -28,11 +28,7 @@ ATTENTION = next(r for r in RECORDS if r["doc_id"] == "arxiv:1706.03762")
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch):
-    tried = only_loopback(monkeypatch)
-    server = FakeScholar(Catalog(RECORDS))
-    yield server
-    server.close()
-    assert tried == []
+    yield from own_fake(monkeypatch, RECORDS)
 
 
 def settings_for(fake: FakeScholar, tmp_path: Path, **kw: object) -> Settings:

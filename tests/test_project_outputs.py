@@ -15,6 +15,7 @@ import pytest
 
 from citefinder.cli.main import main
 from citefinder.text.project import read_project
+from latex_support import plan_project_outputs
 
 LATEX = Path(__file__).parent / "data" / "latex"
 MAIN = ("\\documentclass{article}\n\\usepackage{subfiles}\n\\begin{document}\n"
@@ -84,23 +85,15 @@ def test_o_names_the_main_copy_when_only_an_included_file_changed(tmp_path, caps
 
 
 def test_a_nested_subfile_chain_is_filled_down_the_whole_path(tmp_path):
-    from citefinder.cli.outputs import project_plan
     from citefinder.text.slots import find_slots
-    from citefinder.workflow.outputs import plan_output_file, planned_outputs, put_filled
+    from citefinder.workflow.outputs import put_filled
 
     leaf = LEAF.replace("\\cite{lecun2015deep}", "\\cite{?}")
     braced = MAIN.replace("\\input sections/intro", "\\input{sections/intro}")
     main_tex = _project(tmp_path, {**FILES, "main.tex": braced, "chapters/sec/a.tex": leaf,
                                    "sections/intro.tex": "Late interaction over BERT [CITATION].\n"})
     project = read_project(main_tex)
-    plan = project_plan(project, [], None)
-
-    class Args:
-        in_place = False
-
-    outputs = planned_outputs(project, None, bib_mode=True, in_place=Args.in_place)
-    for i, path in outputs.items():
-        plan_output_file(plan, project, i, path, named=False, in_place=False)
+    plan, outputs = plan_project_outputs(project)
     slots = find_slots(project.text, latex=True)
     assert _names(project, [project.line(s.start)[0] for s in slots]) == ["sections/intro.tex", "chapters/sec/a.tex"]
     keys = {slots[0].index: ["Khattab.Zaharia.2020"], slots[1].index: ["He.Zhang.ea.2016"]}

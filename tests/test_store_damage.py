@@ -52,50 +52,59 @@ def _halve(path: Path) -> None:
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
 
+def _refused(*args: str) -> tuple[str, str]:
+    """The CLI run on ``args`` refused (exit 2): its last error line and its standard error."""
+    out = _cli(*args)
+    assert out.returncode == 2, out.stderr
+    return out.stderr.strip().splitlines()[-1], out.stderr
+
+
+def _done(*args: str) -> str:
+    """The CLI run on ``args`` succeeded: its standard output."""
+    out = _cli(*args)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _segment(embedded: Path, folder: Path) -> Path:
+    """A copy of ``embedded`` at ``folder``; its one HNSW segment folder."""
+    shutil.copytree(embedded, folder)
+    (segment,) = [d for d in (folder / "chroma").iterdir() if d.is_dir()]
+    return segment
+
+
 @pytest.mark.parametrize(("victim", "said"), [("data_level0.bin", "Error finding id"),
                                               ("index_metadata.pickle", "backfill request to compactor")])
 def test_a_damaged_vector_index_is_named_and_rebuilt(embedded, tmp_path, victim, said):
     folder = tmp_path / "lib"
-    shutil.copytree(embedded, folder)
-    (segment,) = [d for d in (folder / "chroma").iterdir() if d.is_dir()]
+    segment = _segment(embedded, folder)
     _halve(segment / victim)
 
-    out = _cli("find", QUERY, "--library", str(folder))
-    assert out.returncode == 2, out.stderr
-    last = out.stderr.strip().splitlines()[-1]
+    last, _ = _refused("find", QUERY, "--library", str(folder))
     assert last.startswith("error: Chroma's vector index of the library") and said in last
     assert "citefinder library repair" in last and "unexpected" not in last
 
-    out = _cli("library", "repair", "--library", str(folder))
-    assert out.returncode == 0, out.stderr
-    assert "vector index was damaged" in out.stdout and "moved it aside" in out.stdout
-    assert "the library is consistent" in out.stdout and "holds 1200 papers (0 awaiting vectors)" in out.stdout
-    out = _cli("find", QUERY, "--library", str(folder), "--json")
-    assert out.returncode == 0, out.stderr
-    assert '"doc_id": "p17"' in out.stdout
+    stdout = _done("library", "repair", "--library", str(folder))
+    assert "vector index was damaged" in stdout and "moved it aside" in stdout
+    assert "the library is consistent" in stdout and "holds 1200 papers (0 awaiting vectors)" in stdout
+    assert '"doc_id": "p17"' in _done("find", QUERY, "--library", str(folder), "--json")
 
 
 def test_a_deleted_vector_index_folder_is_named_and_rebuilt(embedded, tmp_path):
     folder = tmp_path / "lib"
-    shutil.copytree(embedded, folder)
-    (segment,) = [d for d in (folder / "chroma").iterdir() if d.is_dir()]
+    segment = _segment(embedded, folder)
     shutil.rmtree(segment)
 
     for command in (["library", "stats"], ["find", QUERY]):
-        out = _cli(*command, "--library", str(folder))
-        assert out.returncode == 2, out.stderr
-        last = out.stderr.strip().splitlines()[-1]
+        last, err = _refused(*command, "--library", str(folder))
         assert last.startswith("error: Chroma's vector index of the library") and "is missing" in last, last
         assert f"chroma/{segment.name}" in last and "citefinder library repair" in last
-        assert "InternalError" not in out.stderr and "Traceback" not in out.stderr
+        assert "InternalError" not in err and "Traceback" not in err
 
-    out = _cli("library", "repair", "--library", str(folder))
-    assert out.returncode == 0, out.stderr
-    assert "re-embedded" in out.stdout and "the library is consistent" in out.stdout, out.stdout
-    assert "holds 1200 papers (0 awaiting vectors)" in out.stdout
-    out = _cli("find", QUERY, "--library", str(folder), "--json")
-    assert out.returncode == 0, out.stderr
-    assert '"doc_id": "p17"' in out.stdout
+    stdout = _done("library", "repair", "--library", str(folder))
+    assert "re-embedded" in stdout and "the library is consistent" in stdout, stdout
+    assert "holds 1200 papers (0 awaiting vectors)" in stdout
+    assert '"doc_id": "p17"' in _done("find", QUERY, "--library", str(folder), "--json")
 
 
 def test_a_store_file_cut_in_half_is_named_as_damage_and_repair_keeps_what_it_holds(embedded, tmp_path):
@@ -103,18 +112,15 @@ def test_a_store_file_cut_in_half_is_named_as_damage_and_repair_keeps_what_it_ho
     shutil.copytree(embedded, folder)
     _halve(folder / "chroma" / "chroma.sqlite3")
 
-    out = _cli("library", "stats", "--library", str(folder))
-    assert out.returncode == 2, out.stderr
-    last = out.stderr.strip().splitlines()[-1]
+    last, _ = _refused("library", "stats", "--library", str(folder))
     assert "Chroma store file" in last and "is damaged (database disk image is malformed" in last, last
     assert "Cannot connect" not in last and "citefinder library repair" in last
 
-    out = _cli("library", "repair", "--library", str(folder))
-    assert out.returncode == 0, out.stderr
-    assert "the Chroma store file chroma.sqlite3 was damaged" in out.stdout and "set the store aside" in out.stdout
-    kept = int(out.stdout.split("stored again the ")[1].split()[0])
-    assert 100 < kept < 1200, out.stdout  # the records of the half that is left
-    assert f"holds {kept} papers (0 awaiting vectors)" in out.stdout
+    stdout = _done("library", "repair", "--library", str(folder))
+    assert "the Chroma store file chroma.sqlite3 was damaged" in stdout and "set the store aside" in stdout
+    kept = int(stdout.split("stored again the ")[1].split()[0])
+    assert 100 < kept < 1200, stdout  # the records of the half that is left
+    assert f"holds {kept} papers (0 awaiting vectors)" in stdout
     assert any(d.name.startswith("damaged-store-") for d in folder.iterdir())
     lib = Library.open(Settings(library=folder))
     assert (lib.count(), lib.embedded_count()) == (kept, kept) and lib.problems() == []
@@ -125,19 +131,16 @@ def test_a_damaged_embedding_queue_is_named_and_what_it_holds_is_kept(tmp_path):
     Library.open(Settings(library=folder)).add_papers(_papers(1200), defer_embedding=True)
     _halve(folder / "pending.sqlite")
 
-    out = _cli("library", "stats", "--library", str(folder))
-    assert out.returncode == 2
-    last = out.stderr.strip().splitlines()[-1]
+    last, _ = _refused("library", "stats", "--library", str(folder))
     assert "The embedding queue" in last and "is damaged (database disk image is malformed)" in last
     assert "citefinder library repair" in last
 
-    out = _cli("library", "repair", "--library", str(folder))
-    assert out.returncode == 0, out.stderr
-    assert "the embedding queue pending.sqlite was damaged" in out.stdout
-    kept = int(out.stdout.split("a new one holds the ")[1].split()[0])
+    stdout = _done("library", "repair", "--library", str(folder))
+    assert "the embedding queue pending.sqlite was damaged" in stdout
+    kept = int(stdout.split("a new one holds the ")[1].split()[0])
     assert 400 < kept < 1200  # the rows of the half that is left
     assert (folder / "pending.sqlite.damaged").is_file()
-    assert f"holds {kept} papers ({kept} awaiting vectors)" in out.stdout
+    assert f"holds {kept} papers ({kept} awaiting vectors)" in stdout
     assert _cli("library", "embed", "--library", str(folder)).returncode == 0
     lib = Library.open(Settings(library=folder))
     assert (lib.count(), lib.pending_count(), lib.embedded_count()) == (kept, 0, kept)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from citefinder.cli.main import main
-from latex_support import assert_only_placeholders_changed
+from latex_support import assert_only_placeholders_changed, plan_project_outputs
 
 LATEX = Path(__file__).parent / "data" / "latex"
 MAIN = ("\\documentclass{article}\n\\begin{document}\n"
@@ -233,24 +233,16 @@ def _slots(text: str):
 
 
 def test_the_filled_copies_include_each_other_down_the_tree(tmp_path):
-    from citefinder.cli.outputs import project_plan
     from citefinder.text.project import read_project
     from citefinder.text.slots import find_slots
-    from citefinder.workflow.outputs import plan_output_file, planned_outputs, put_filled
+    from citefinder.workflow.outputs import put_filled
 
     (tmp_path / "sections").mkdir()
     (tmp_path / "main.tex").write_text("\\begin{document}\n\\input{sections/part}\n\\end{document}\n")
     (tmp_path / "sections" / "part.tex").write_text("Part.\n\\input{sections/leaf}\n")
     (tmp_path / "sections" / "leaf.tex").write_text("Dense retrieval works \\citep{?}.\n")
     project = read_project(tmp_path / "main.tex")
-    plan = project_plan(project, [], None)
-
-    class Args:
-        in_place = False
-
-    outputs = planned_outputs(project, None, bib_mode=True, in_place=Args.in_place)
-    for i, path in outputs.items():
-        plan_output_file(plan, project, i, path, named=False, in_place=False)
+    plan, outputs = plan_project_outputs(project)
     slots = find_slots(project.text, latex=True)
     put_filled(plan, project, slots, {slots[0].index: ["karpukhin2020"]}, "\\cite", outputs, in_place=False)
     plan.commit()

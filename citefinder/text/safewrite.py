@@ -175,15 +175,19 @@ class WritePlan:
             self.parents.add(r)
         return r
 
-    def _check_existing(self, label: str, path: Path | str, r: Path, *, in_place: bool, keep: bool) -> None:
-        ours = written.is_ours(r, self.draft)
-        if r.suffix.lower() == ".bib" and not ours and not in_place:
-            raise InputError(f"{label} {path} is a .bib CiteFinder did not write; it is never replaced, even with "
-                             f"--force ({FORCE_NEVER}). Choose another file name (nothing was written).")
+    def _read_only(self, label: str, path: Path | str, r: Path) -> bool:
+        """Whether ``r`` is read-only; refused unless --force."""
         read_only = not os.access(r, os.W_OK) or not stat.S_IMODE(r.stat().st_mode) & stat.S_IWUSR
         if read_only and not self.force:
             raise InputError(f"{label} {path} is read-only; CiteFinder does not replace it unless you give "
                              "--force (nothing was written).")
+        return bool(read_only)
+
+    def _check_existing(self, label: str, path: Path | str, r: Path, *, in_place: bool, keep: bool) -> None:
+        ours = written.is_ours(r, self.draft)
+        if r.suffix.lower() == ".bib" and not ours and not in_place:
+            raise _not_ours_bib(label, path)
+        read_only = self._read_only(label, path, r)
         if not in_place and not ours and not self.force:
             raise InputError(f"{label} {path} exists and is not a file CiteFinder wrote for {self.of}; "
                              "choose another name, or give --force to replace it (nothing was written).")
@@ -192,12 +196,8 @@ class WritePlan:
 
     def _check_grown(self, label: str, path: Path | str, r: Path) -> None:
         if written.record(r) is None:
-            raise InputError(f"{label} {path} is a .bib CiteFinder did not write; it is never replaced, even with "
-                             f"--force ({FORCE_NEVER}). Choose another file name (nothing was written).")
-        read_only = not os.access(r, os.W_OK) or not stat.S_IMODE(r.stat().st_mode) & stat.S_IWUSR
-        if read_only and not self.force:
-            raise InputError(f"{label} {path} is read-only; CiteFinder does not replace it unless you give "
-                             "--force (nothing was written).")
+            raise _not_ours_bib(label, path)
+        read_only = self._read_only(label, path, r)
         try:
             self.grown[r] = r.read_bytes()
         except OSError as e:
@@ -303,3 +303,8 @@ class WritePlan:
         kept = staging.write_all(steps, taken=lambda p: p in self.targets)
         self.puts = []
         return [(put.path, kept.get(put.path)) for put, _ in encoded]
+
+
+def _not_ours_bib(label: str, path: Path | str) -> InputError:
+    return InputError(f"{label} {path} is a .bib CiteFinder did not write; it is never replaced, even with "
+                      f"--force ({FORCE_NEVER}). Choose another file name (nothing was written).")

@@ -97,6 +97,23 @@ def need_urllib3() -> None:
                           f"(installed: {version}): pip install 'citefinder[online]' (or 'urllib3>=2.6').")
 
 
+def _watched(connection: Any) -> Any:
+    """A subclass of the urllib3 ``connection`` class that tells the calling thread's :class:`Watchdog` about
+    itself as it connects and as it sends."""
+
+    class Watched(connection):
+        def connect(self) -> None:
+            _tell(self)
+            super().connect()
+
+        def request(self, *args: Any, **kwargs: Any) -> None:
+            _tell(self)
+            super().request(*args, **kwargs)
+
+    Watched.__name__ = Watched.__qualname__ = f"Watched{connection.__name__}"
+    return Watched
+
+
 def watched_adapter() -> Any:
     """A ``requests`` transport adapter whose connections tell the calling thread's :class:`Watchdog` about
     themselves as they connect and send."""
@@ -104,29 +121,11 @@ def watched_adapter() -> Any:
     from urllib3.connection import HTTPConnection, HTTPSConnection
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-    class WatchedHTTP(HTTPConnection):
-        def connect(self) -> None:
-            _tell(self)
-            super().connect()
-
-        def request(self, *args: Any, **kwargs: Any) -> None:
-            _tell(self)
-            super().request(*args, **kwargs)
-
-    class WatchedHTTPS(HTTPSConnection):
-        def connect(self) -> None:
-            _tell(self)
-            super().connect()
-
-        def request(self, *args: Any, **kwargs: Any) -> None:
-            _tell(self)
-            super().request(*args, **kwargs)
-
     class WatchedPool(HTTPConnectionPool):
-        ConnectionCls = WatchedHTTP
+        ConnectionCls = _watched(HTTPConnection)
 
     class WatchedTLSPool(HTTPSConnectionPool):
-        ConnectionCls = WatchedHTTPS
+        ConnectionCls = _watched(HTTPSConnection)
 
     class WatchedAdapter(HTTPAdapter):
         def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
