@@ -47,12 +47,14 @@ def add_fill_arguments(p: argparse.ArgumentParser) -> None:
     cli_literature.add_literature_arguments(p)
 
 
-def output_flags(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
-    """(the filled draft, the references file) from -o/--output, --filled (old spelling of -o) and --bib-out.
-    ``-o X.bib`` without ``--bib`` is the old spelling of ``--bib-out`` (a .bib is never a filled draft)."""
+def output_flags(args: argparse.Namespace) -> tuple[Path | None, Path | None, tuple[str, ...]]:
+    """(the filled draft, the references file, notes to say once the outputs are checked) from -o/--output,
+    --filled (old spelling of -o) and --bib-out. ``-o X.bib`` without ``--bib`` is the old spelling of
+    ``--bib-out`` (a .bib is never a filled draft)."""
     output, bib_out = args.output, getattr(args, "bib_out", None)
+    notes: tuple[str, ...] = ()
     if output is not None and output.suffix.lower() == ".bib" and not args.bib and bib_out is None:
-        print(f"  note: -o {output.name} is read as --bib-out (-o now names the filled draft)", file=sys.stderr)
+        notes = (f"  note: -o {output.name} is read as --bib-out (-o now names the filled draft)",)
         output, bib_out = None, output
     if getattr(args, "filled", None) is not None:
         if output is not None:
@@ -61,10 +63,7 @@ def output_flags(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
     if bib_out is not None and args.bib:
         raise InputError("--bib-out writes the papers chosen from the library; with --bib the draft cites your "
                          ".bib's keys and no .bib is written: drop one of them.")
-    if output is not None and output.suffix.lower() == ".bib":
-        raise InputError(f"-o is the filled draft, not a .bib ({output.name}); the references file is --bib-out, "
-                         "and with --bib the draft cites your .bib's keys (nothing was written).")
-    return output, bib_out
+    return output, bib_out, notes
 
 
 def read_draft(draft: Path) -> Any:
@@ -82,8 +81,8 @@ def run_fill(args: argparse.Namespace, settings: Any, open_pipeline: Callable[[A
              progress: Callable[[str, str], Any]) -> int:
     from citefinder.workflow.filling import fill
 
-    output, bib_out = output_flags(args)
-    request = FillRequest(draft=args.draft, bibs=tuple(args.bib or ()), output=output, bib_out=bib_out,
+    output, bib_out, notes = output_flags(args)
+    request = FillRequest(draft=args.draft, bibs=tuple(args.bib or ()), output=output, bib_out=bib_out, notes=notes,
                           command=args.cite_command, in_place=args.in_place, force=getattr(args, "force", False),
                           json_out=args.json_out, explicit_library=args.library is not None,
                           literature=cli_literature.literature_ask(args))

@@ -39,7 +39,8 @@ class FillRequest:
     names, else the library), ``output`` (the filled draft; None: DRAFT.cited.tex when citing a .bib),
     ``bib_out`` (the .bib of the chosen papers, filling from the library), ``in_place``, ``force``, ``json_out``
     (the results, :func:`citefinder.workflow.rows.result_rows`), ``explicit_library`` (a library was named: the
-    .bib's library is not the one beside it) and the literature asked for."""
+    .bib's library is not the one beside it), the literature asked for, and ``notes`` of the face on how it read
+    the request (said once every output is known to be writable: a refused fill says only why)."""
 
     text: str = ""
     latex: bool | None = None
@@ -53,6 +54,7 @@ class FillRequest:
     json_out: Path | None = None
     explicit_library: bool = False
     literature: LiteratureAsk = field(default_factory=LiteratureAsk)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -30,20 +30,23 @@ __all__ = ["fill"]
 Say = Callable[[str], None]
 
 
-def _bibs(request: FillRequest, project: Any, say: Say) -> list[Path]:
-    """The .bib files cited: the ones given, else those the draft names that exist (said), else none."""
+def _bibs(request: FillRequest, project: Any, say: Say) -> tuple[list[Path], str | None]:
+    """The .bib files cited: the ones given, else those the draft names that exist, else none; and the line that
+    says which were taken from the draft (said once every output is known to be writable: a refused fill says
+    only why)."""
     bibs = [b.expanduser().resolve() for b in request.bibs]
+    note = None
     if not bibs and request.bib_out is None and project.bibliographies:
         for b in project.bibliographies:
             if not b.is_file():
                 say(f"  {project.main.name} names {b.name}, which is not there")
         bibs = [b for b in project.bibliographies if b.is_file()]
         if bibs:
-            say(f"citing the keys of {', '.join(b.name for b in bibs)} (named in {project.main.name})")
+            note = f"citing the keys of {', '.join(b.name for b in bibs)} (named in {project.main.name})"
     if not bibs and request.bib_out is None:
         raise InputError("Give --bib-out FILE.bib for the references to write, "
                          "or --bib REFS.bib to cite your own .bib's keys.")
-    return bibs
+    return bibs, note
 
 
 def fill(request: FillRequest, settings: Any, *, open_pipeline: Callable[[Any], Any], protect: Callable[[Any], Any],
@@ -67,7 +70,7 @@ def fill(request: FillRequest, settings: Any, *, open_pipeline: Callable[[Any], 
     if request.in_place and not project.latex:
         raise InputError(f"--in-place rewrites the files of a LaTeX project; {request.draft.name} is not one: drop "
                          "--in-place, and give -o FILE for the filled draft (nothing was written).")
-    bibs = _bibs(request, project, say)
+    bibs, named_note = _bibs(request, project, say)
     folder = library_beside(bibs[0]) if bibs and not request.explicit_library else Path(settings.library)
     plan = protect(out.project_plan(project, bibs, folder, in_place=request.in_place, force=request.force))
     outputs = out.planned_outputs(project, request.output, bib_mode=bool(bibs), in_place=request.in_place)
@@ -81,6 +84,11 @@ def fill(request: FillRequest, settings: Any, *, open_pipeline: Callable[[Any], 
     literature = lit.plan_literature(request.literature, settings, request.draft)
     if literature.adding:
         plan.target("--new-references", literature.references, grow=True)
+    if request.output is not None and request.output.suffix.lower() == ".bib":  # refused after a protected target
+        raise InputError(f"-o is the filled draft, not a .bib ({request.output.name}); the references file is "
+                         "--bib-out, and with --bib the draft cites your .bib's keys (nothing was written).")
+    for note in (*request.notes, *([named_note] if named_note else [])):
+        say(note)
     bib_keys: set[str] | None = None
     if bibs:
         from citefinder.pipeline.pipeline import Pipeline
