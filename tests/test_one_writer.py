@@ -18,7 +18,7 @@ from citefinder.config import Settings
 from citefinder.ui import paired_bib, workspace
 
 ROOT = Path(__file__).resolve().parent.parent / "citefinder"
-WRITERS = ["cli/fill.py", "cli/check.py", "cli/outputs.py", "ui/workspace.py", "ui/paired_bib.py", "library/link.py",
+WRITERS = ["workflow/filling.py", "cli/check.py", "cli/outputs.py", "ui/workspace.py", "ui/paired_bib.py", "library/link.py",
            # issue 35: every other command's files, the settings, the records, manifests, cards and programs
            "cli/eval.py", "cli/optimize.py", "cli/reranker.py", "cli/embedder.py", "train/examples.py",
            "train/optimize.py", "train/cardfile.py", "train/rerank/train.py",
@@ -280,6 +280,7 @@ INTERNAL = {
     "index/base.py": "derived indexes: a temporary folder renamed into place",
     "index/citations.py": "a derived index (index/base.py)", "index/cocitation.py": "a derived index (index/base.py)",
     "index/titles.py": "a derived index (index/base.py)", "index/vectors.py": "a derived index (index/base.py)",
+    "index/static.py": "the static vectors' stamp of what was encoded, in a derived index's folder (index/base.py)",
     "library/store/bm25index.py": "the library's BM25 index: a temporary folder renamed into place",
     "library/store/core.py": "the library's BM25 index (library/store/bm25index.py)",
     "library/store/chroma.py": "a temporary copy of a read-only library's store",
@@ -287,6 +288,7 @@ INTERNAL = {
     "library/edit.py": "an entry's text in a temporary folder, read back as a .bib",
     "library/resume.py": "calls of its own save(), which writes dump-progress.json with safewrite.atomic_write",
     "library/store/pending.py": "a padded copy of a damaged queue in a temporary folder",
+    "library/store/chroma_files.py": "a copy of a damaged chroma.sqlite3 in a temporary folder, read for salvage",
     "library/encoders/int8.py": "the quantized model in the cache: a temporary folder renamed into place",
     "library/encoders/shipped.py": "the shipped models rebuilt in the cache: a temporary folder renamed into place",
     "train/embedder/train.py": "a model saved into the folder staging.new_folder made (renamed over the output)",

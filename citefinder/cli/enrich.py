@@ -94,7 +94,8 @@ def _preprints(args: argparse.Namespace, bibs: list[Path], source: Any, plan: An
     found = find_in_bibs(bibs, source)
     for line in found.lines():
         print(terminal_safe(f"  {line}"))
-    print(found.summary())
+    if found.asked:  # a .bib citing no preprint gets no line about them
+        print(found.summary())
     if args.update_published and found.found:
         for bib, keys, backup in write_published(plan, found):
             print(f"updated {len(keys)} entries of {bib} ({', '.join(keys)}); the old file is {backup}")
