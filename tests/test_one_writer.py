@@ -18,7 +18,8 @@ from citefinder.config import Settings
 from citefinder.ui import paired_bib, workspace
 
 ROOT = Path(__file__).resolve().parent.parent / "citefinder"
-WRITERS = ["workflow/filling.py", "cli/check.py", "cli/outputs.py", "ui/workspace.py", "ui/paired_bib.py", "library/link.py",
+WRITERS = ["workflow/filling.py", "cli/check.py", "cli/outputs.py", "ui/workspace.py", "ui/paired_bib.py",
+           "library/link.py",
            # issue 35: every other command's files, the settings, the records, manifests, cards and programs
            "cli/eval.py", "cli/optimize.py", "cli/reranker.py", "cli/embedder.py", "train/examples.py",
            "train/optimize.py", "train/cardfile.py", "train/rerank/train.py",
