@@ -68,3 +68,10 @@ def own_library(folder: Path, records: list[dict]) -> Library:
     lib.add_papers([as_paper(r, f"{r['authors'][0].split()[-1]}:{r['year']}") for r in own_records(records)],
                    defer_embedding=True)
     return lib
+
+
+def literature_folder(root: Path, records: Path) -> Path:
+    """A literature library folder in ``root`` imported BM25-first from a JSONL file of ``records``."""
+    folder = root / "lit"
+    Library.open(Settings(library=folder)).import_files([records], defer_embedding=True)
+    return folder

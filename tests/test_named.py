@@ -162,16 +162,12 @@ def libraries(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="module")
 def literature(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from citefinder.library.store import Library
+    from literature_support import literature_folder
 
-    folder = tmp_path_factory.mktemp("named-lit") / "lit"
-    Library.open(Settings(library=folder)).import_files([DATA / "literature.jsonl"], defer_embedding=True)
-    return folder
+    return literature_folder(tmp_path_factory.mktemp("named-lit"), DATA / "literature.jsonl")
 
 
-@pytest.fixture(autouse=True)
-def literature_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEFINDER_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("literature_cache")  # tests/literature_fixtures.py: a test's own cache
 
 
 def _fill(library, literature: Path | None = None) -> dict[str, object]:
